@@ -1,0 +1,39 @@
+"""Landing page: the scenario picker and a one-screen summary of every lens."""
+
+import streamlit as st
+
+from model.evaluate import evaluate
+from ui.layout import fmt
+from ui.sidebar import page_scenario
+
+st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
+s = page_scenario("home")
+figures = evaluate(s)
+dec, mem, rf = figures["decode"], figures["memory"], figures["roofline"]
+
+st.title("Inference What-If Explorer")
+st.markdown(
+    "What-if questions about LLM inference on your own GPUs, before you spend GPU hours. "
+    "Pick a scenario in the sidebar, change anything, and share the link: it reopens exactly "
+    "this view. Each lens is a page in the sidebar."
+)
+st.caption(
+    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
+    f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
+)
+
+st.subheader("Roofline and decode")
+if not mem["weights_fit"]:
+    st.error(
+        f"The weights ({fmt(mem['weights_per_gpu_gb'])} GB per GPU) do not fit in "
+        f"{fmt(mem['usable_per_gpu_gb'])} GB usable HBM per GPU."
+    )
+c = st.columns(5)
+c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
+c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms")
+c[2].metric("Bound", dec["bound"])
+c[3].metric(
+    "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
+)
+c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
+st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon="📈")

@@ -1,0 +1,153 @@
+"""The scenario's four doors: URL query, YAML, CLI ``--set`` and widgets (SPEC section 3).
+
+The URL carries only the fields that differ from the named base, so links stay short; YAML is
+a self-contained dump. Both round-trip exactly: ``from_url(to_url(s)) == s`` and
+``from_yaml(to_yaml(s)) == s``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
+
+import yaml
+
+from model.errors import ScenarioError
+from model.overrides import built_in_defaults, named_scenario, resolve
+from model.presets import hardware_presets, model_presets, read_yaml_text
+from model.scenario import Scenario
+
+MAX_QUERY_CHARS = 4096
+PAGES = {
+    "home": "",
+    "roofline": "Roofline",
+    "launch": "Launch_overhead",
+    "cold_start": "Cold_start",
+    "scale_to_zero": "Scale_to_zero",
+    "measurements": "Measurements",
+}
+DEFAULT_BASE_URL = "http://localhost:8501"
+
+
+def _text(value: Any) -> str:
+    """A value as URL text that parses back to the same value."""
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, list):
+        return ",".join(_text(v) for v in value)
+    return str(value)
+
+
+def _flat(prefix: str, value: dict) -> dict[str, Any]:
+    out = {}
+    for key, sub in value.items():
+        if isinstance(sub, dict):
+            out.update(_flat(f"{prefix}.{key}", sub))
+        else:
+            out[f"{prefix}.{key}"] = sub
+    return out
+
+
+def _spec_diff(kind: str, spec: dict, base_spec: dict, presets: dict) -> list[tuple[str, str]]:
+    """Pairs that turn ``base_spec`` into ``spec``: a preset id, then dotted field changes."""
+    out: list[tuple[str, str]] = []
+    ref = base_spec
+    if spec["id"] in presets:
+        if spec["id"] != base_spec["id"]:
+            out.append((kind, spec["id"]))
+            ref = presets[spec["id"]].model_dump()
+    elif spec["id"] != base_spec["id"]:
+        out.append((f"{kind}.id", spec["id"]))
+    mine = _flat(kind, {k: v for k, v in spec.items() if k != "id"})
+    theirs = _flat(kind, {k: v for k, v in ref.items() if k != "id"})
+    for key, value in mine.items():
+        if theirs.get(key, object()) != value or type(theirs.get(key)) is not type(value):
+            out.append((key, _text(value)))
+    for key in theirs:
+        if key not in mine and key.startswith(f"{kind}.peak_tflops."):
+            out.append((key, "none"))
+    return out
+
+
+def _base_of(s: Scenario) -> Scenario:
+    return named_scenario(s.scenario) if s.scenario else built_in_defaults()
+
+
+def to_params(s: Scenario) -> list[tuple[str, str]]:
+    """The scenario as (key, text) pairs relative to its base (empty for the bare base)."""
+    base = _base_of(s).model_dump()
+    mine = s.model_dump()
+    out: list[tuple[str, str]] = []
+    if s.scenario:
+        out.append(("scenario", s.scenario))
+    out += _spec_diff("hardware", mine["hardware"], base["hardware"], hardware_presets())
+    out += _spec_diff("model", mine["model"], base["model"], model_presets())
+    for key, value in mine.items():
+        if key in ("scenario", "hardware", "model"):
+            continue
+        if value != base[key] or type(value) is not type(base[key]):
+            out.append((key, _text(value)))
+    return out
+
+
+def to_query(s: Scenario) -> str:
+    """The URL query string of the scenario (without the leading ``?``)."""
+    return urlencode(to_params(s), quote_via=quote, safe=",")
+
+
+def to_url(s: Scenario, page: str | None = None, base: str = DEFAULT_BASE_URL) -> str:
+    """The share URL of the scenario on ``page`` (``roofline``, ``launch``, … or ``home``)."""
+    page = page or "home"
+    if page not in PAGES:
+        raise ScenarioError("page", f"unknown page {page!r}; accepted: {', '.join(PAGES)}")
+    query = to_query(s)
+    path = base.rstrip("/") + "/" + PAGES[page]
+    return path + (f"?{query}" if query else "")
+
+
+def parse_query(query: str) -> list[tuple[str, str]]:
+    """Split a query string into pairs, refusing an oversized one."""
+    query = query.lstrip("?")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ScenarioError(
+            "url",
+            f"the query string is {len(query)} characters; at most {MAX_QUERY_CHARS} are accepted",
+        )
+    return parse_qsl(query, keep_blank_values=True)
+
+
+def from_params(pairs, *, strict: bool = True) -> tuple[Scenario, list[ScenarioError]]:
+    """A scenario from URL-style pairs (see :func:`model.overrides.resolve`)."""
+    return resolve(pairs, strict=strict)
+
+
+def from_url(url_or_query: str, *, strict: bool = True) -> Scenario:
+    """A scenario from a share URL or its query string (strict: raise on the first bad key)."""
+    query = url_or_query.split("?", 1)[1] if "?" in url_or_query else url_or_query
+    if "://" in url_or_query and "?" not in url_or_query:
+        query = ""
+    scenario, _ = resolve(parse_query(query), strict=strict)
+    return scenario
+
+
+def to_yaml(s: Scenario) -> str:
+    """A self-contained YAML dump of the scenario (hardware and model inline, with their ids)."""
+    data = s.model_dump()
+    if data["scenario"] is None:
+        data.pop("scenario")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def yaml_items(text: str, what: str = "YAML file") -> dict:
+    """The mapping of a scenario YAML file (``yaml.safe_load`` only)."""
+    return read_yaml_text(text, what)
+
+
+def from_yaml(text: str, *, strict: bool = True) -> Scenario:
+    """A scenario from YAML text (a mapping of public keys; nested or dotted specs)."""
+    scenario, _ = resolve(yaml_items(text), strict=strict)
+    return scenario

@@ -1,0 +1,232 @@
+"""Compose the core: one scenario in, the figures of every lens out (SPEC 3 and 4).
+
+``sweep`` evaluates a batch array in one vectorised call; ``evaluate`` returns the JSON
+sections of ``whatif eval --json`` for the scenario's own batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import launch, memory, roofline
+from model.scenario import Scenario
+from model.units import BYTES_PER_PARAM, GB, MS, TERA, US, compute_dtype
+
+ACTIVATION_BYTES = 2.0  # bf16 activations on the tensor-parallel all-reduce
+
+
+def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
+    """Decode-step figures for every batch in ``batch`` (one vectorised call).
+
+    Returns arrays keyed with their unit: ``t_memory_s``, ``t_compute_s``, ``t_comm_s``,
+    ``t_gpu_s``, ``t_launch_s``, ``t_host_s``, ``t_step_s``, ``tokens_per_s``, ``flops``,
+    ``bytes_per_gpu``, ``arithmetic_intensity``, ``attained_flops``, ``padded_batch``,
+    ``launches``, ``bound``.
+    """
+    hw, m = s.hardware, s.model
+    b = np.asarray(batch, dtype=float)
+    bpp = BYTES_PER_PARAM[s.weights_dtype]
+    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
+    peak = hw.peak_tflops[cdtype] * TERA
+    bw = hw.hbm_bandwidth_tb_s * 1e12
+
+    graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
+    padded = np.where(graph, launch.padded_batch(b, s.capture_sizes), b)
+
+    params = roofline.params_read(
+        b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    w_bytes = roofline.weights_bytes(params, bpp)
+    kv_tok = roofline.kv_bytes_per_token(
+        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
+    )
+    kv_bytes = b * s.context_tokens * kv_tok
+    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards(s.gpus, m.kv_heads)
+
+    flops = roofline.step_flops(
+        padded, m.active * 1e9, m.layers, m.heads, m.head_dim, s.context_tokens
+    )
+    flops_per_gpu = flops / s.gpus
+
+    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
+    t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
+    t_comm = roofline.allreduce_time(
+        padded,
+        m.hidden,
+        m.layers,
+        s.gpus,
+        hw.interconnect_gb_s * GB,
+        s.allreduce_latency_us * US,
+        ACTIVATION_BYTES,
+    )
+    t_gpu = np.maximum(t_mem, t_cmp) + t_comm
+
+    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
+    launches = launch.launches_per_step(b, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
+    t_launch = launches * s.launch_us * US
+    t_host = np.full_like(b, s.host_ms * MS)
+    t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
+    ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
+    return {
+        "batch": b,
+        "padded_batch": padded,
+        "launches": launches,
+        "weights_read_bytes": w_bytes,
+        "bytes_per_gpu": bytes_per_gpu,
+        "flops": flops,
+        "arithmetic_intensity": ai,
+        "attained_flops": flops_per_gpu / t_gpu,
+        "t_memory_s": t_mem,
+        "t_compute_s": t_cmp,
+        "t_comm_s": t_comm,
+        "t_gpu_s": t_gpu,
+        "t_launch_s": t_launch,
+        "t_host_s": t_host,
+        "t_step_s": t_step,
+        "tokens_per_s": b / t_step,
+        "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host),
+    }
+
+
+def memory_figures(s: Scenario, batch=None) -> dict:
+    """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``)."""
+    m, hw = s.model, s.hardware
+    batch = s.batch if batch is None else batch
+    weights = m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype]
+    kv_tok = roofline.kv_bytes_per_token(
+        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
+    )
+    shards = memory.kv_shards(s.gpus, m.kv_heads)
+    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
+    graph_mem = graphs * s.graph_mb_per_graph * 1e6
+    usable = memory.usable_bytes_per_gpu(
+        hw.memory_gb * GB, s.gpu_memory_utilization, weights / s.gpus, graph_mem
+    )
+    ctx = max(s.context_tokens, 1)
+    fit = int(memory.max_batch(usable, kv_tok * ctx / shards))
+    weights_per_gpu = weights / s.gpus
+    return {
+        "weights_gb": weights / GB,
+        "weights_per_gpu_gb": weights_per_gpu / GB,
+        "kv_bytes_per_token": float(kv_tok),
+        "kv_gb": batch * s.context_tokens * kv_tok / GB,
+        "kv_per_gpu_gb": batch * s.context_tokens * kv_tok / shards / GB,
+        "graph_memory_gb": graph_mem / GB,
+        "hbm_per_gpu_gb": hw.memory_gb,
+        "usable_per_gpu_gb": hw.memory_gb * s.gpu_memory_utilization,
+        "kv_budget_per_gpu_gb": float(usable) / GB,
+        "weights_fit": bool(
+            weights_per_gpu + graph_mem <= hw.memory_gb * GB * s.gpu_memory_utilization
+        ),
+        "max_batch": fit,
+        "batch_fits": bool(batch <= fit),
+    }
+
+
+def evaluate(s: Scenario) -> dict:
+    """The figures of the scenario's own batch, in the sections of ``whatif eval --json``."""
+    hw = s.hardware
+    one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
+    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
+    peak = hw.peak_tflops[cdtype] * TERA
+    bw = hw.hbm_bandwidth_tb_s * 1e12
+    t_step = float(one["t_step_s"])
+    return {
+        "scenario": s.scenario,
+        "roofline": {
+            "compute_dtype": cdtype,
+            "peak_tflops": hw.peak_tflops[cdtype],
+            "hbm_bandwidth_tb_s": hw.hbm_bandwidth_tb_s,
+            "ridge_flop_per_byte": float(roofline.ridge_point(peak, bw)),
+            "effective_ridge_flop_per_byte": float(
+                roofline.ridge_point(peak * s.flops_efficiency, bw * s.bw_efficiency)
+            ),
+            "arithmetic_intensity": float(one["arithmetic_intensity"]),
+            "attained_tflops": float(one["attained_flops"]) / TERA,
+        },
+        "decode": {
+            "batch": s.batch,
+            "padded_batch": int(one["padded_batch"]),
+            "launches": int(one["launches"]),
+            "t_memory_ms": float(one["t_memory_s"]) / MS,
+            "t_compute_ms": float(one["t_compute_s"]) / MS,
+            "t_comm_ms": float(one["t_comm_s"]) / MS,
+            "t_gpu_ms": float(one["t_gpu_s"]) / MS,
+            "t_launch_ms": float(one["t_launch_s"]) / MS,
+            "t_host_ms": float(one["t_host_s"]) / MS,
+            "t_step_ms": t_step / MS,
+            "tokens_per_s": float(one["tokens_per_s"]),
+            "tokens_per_s_per_seq": 1.0 / t_step,
+            "bound": str(one["bound"]),
+        },
+        "memory": memory_figures(s),
+    }
+
+
+def seed_table(s: Scenario) -> list[dict]:
+    """The seed's four rows for this scenario: BF16 or INT4 × graphs off or on.
+
+    Each row: ``configuration``, ``t_hbm_ms`` (GPU time), ``t_fixed_ms`` (launch + host),
+    ``t_step_ms``, ``tokens_per_s``, ``speedup`` against the first row. The graphs-on rows use
+    ``full_decode_only`` (one replay per step).
+
+    References
+    ----------
+    .. [1] Seed: *The roofline flips*, table "Configuration (3B, 4090, batch 1)".
+    """
+    rows = []
+    for dtype in ("bf16", "int4"):
+        for graphs in ("none", "full_decode_only"):
+            v = s.model_copy(update={"weights_dtype": dtype, "cuda_graphs": graphs})
+            r = {k: float(a[0]) for k, a in sweep(v, [s.batch]).items() if k != "bound"}
+            rows.append(
+                {
+                    "configuration": f"{dtype.upper()}, {'CUDA graphs' if graphs != 'none' else 'no graphs'}",
+                    "t_hbm_ms": r["t_gpu_s"] / MS,
+                    "t_fixed_ms": (r["t_launch_s"] + r["t_host_s"]) / MS,
+                    "t_step_ms": r["t_step_s"] / MS,
+                    "tokens_per_s": r["tokens_per_s"],
+                }
+            )
+    for row in rows:
+        row["speedup"] = row["tokens_per_s"] / rows[0]["tokens_per_s"]
+    return rows
+
+
+def batch_grid(s: Scenario, top: int = 4096, points: int = 160) -> np.ndarray:
+    """Batch sizes of a sweep: log-spaced from 1 to ``top`` (or the scenario's batch), plus the
+    scenario's batch and the captured sizes, so padding steps show."""
+    top = max(top, s.batch)
+    grid = np.round(np.geomspace(1, top, points))
+    sizes = np.asarray([c for c in s.capture_sizes if c <= top], dtype=float)
+    return np.unique(np.concatenate([grid, sizes, [float(s.batch)]]))
+
+
+def ridge_batch(sw: dict) -> float | None:
+    """The first batch of a sweep whose roofline term is compute (None if none is)."""
+    crossed = np.nonzero(sw["t_compute_s"] >= sw["t_memory_s"])[0]
+    return float(sw["batch"][crossed[0]]) if crossed.size else None
+
+
+def roofline_lens(s: Scenario) -> dict:
+    """Everything the Roofline page shows, from one call: the figures, a batch sweep
+    (1–4096, one vectorised call), the ridge batch, the seed's table and Amdahl's estimate."""
+    figures = evaluate(s)
+    grid = batch_grid(s)
+    sw = sweep(s, grid)
+    table = seed_table(s)
+    bf16 = table[0]
+    fraction = bf16["t_hbm_ms"] / bf16["t_step_ms"]
+    return {
+        "figures": figures,
+        "sweep": sw,
+        "current_index": int(np.searchsorted(grid, s.batch)),
+        "ridge_batch": ridge_batch(sw),
+        "seed_table": table,
+        "amdahl": {
+            "fraction": fraction,
+            "weights_speedup": BYTES_PER_PARAM["bf16"] / BYTES_PER_PARAM["int4"],
+            "estimate": float(roofline.amdahl_speedup(fraction, 4.0)),
+            "table": table[2]["tokens_per_s"] / bf16["tokens_per_s"],
+        },
+    }

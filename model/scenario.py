@@ -1,0 +1,194 @@
+"""The scenario: one pydantic model, the only input of the core (SPEC section 3).
+
+Hardware and model specs are nested models whose field names are the public preset contract.
+Every number has a default (on :class:`Scenario`) or comes from a preset, and bounds. Building
+a scenario from outside input (URL, CLI, YAML, widgets) goes through :mod:`model.overrides`,
+which turns pydantic's errors into one clear line per field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from model.units import PEAK_DTYPES, WeightsDtype
+
+_STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
+
+Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+Text = Annotated[str, Field(min_length=1, max_length=120)]
+PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+CudaGraphs = Literal["none", "piecewise", "full_decode_only", "full_and_piecewise"]
+LaunchModel = Literal["additive", "pipelined"]
+Loader = Literal["safetensors", "runai_streamer", "tensorizer", "pickle"]
+Storage = Literal["nvme", "nvme_raid0", "object_store", "nfs", "page_cache"]
+KvDtype = Literal["fp32", "bf16", "fp16", "fp8"]
+
+CUDA_GRAPHS_MODES: tuple[str, ...] = ("none", "piecewise", "full_decode_only", "full_and_piecewise")
+LAUNCH_MODELS: tuple[str, ...] = ("additive", "pipelined")
+
+#: vLLM's default capture sizes: 1, 2, 4, then 8..248 step 8, then 256..512 step 16 (51 sizes).
+VLLM_CAPTURE_SIZES: tuple[int, ...] = (
+    (1, 2, 4) + tuple(range(8, 256, 8)) + tuple(range(256, 513, 16))
+)
+MAX_CAPTURE_SIZES = 512
+MAX_BATCH = 65536
+
+
+class HardwareSpec(BaseModel):
+    """One GPU part. Decimal units; TFLOPS are dense tensor peaks per dtype."""
+
+    model_config = _STRICT
+
+    id: Id = Field("custom", description="preset id, or 'custom' for an inline part")
+    name: Text
+    memory_gb: float = Field(gt=0, le=2048, description="GPU memory [GB]")
+    hbm_bandwidth_tb_s: float = Field(gt=0, le=100, description="memory bandwidth [TB/s]")
+    peak_tflops: dict[PeakDtype, Annotated[float, Field(gt=0, le=100000)]] = Field(
+        description="dense peak per dtype [TFLOPS]"
+    )
+    h2d_gb_s: float = Field(gt=0, le=10000, description="host-to-device copy per GPU [GB/s]")
+    interconnect_gb_s: float = Field(
+        gt=0, le=100000, description="GPU-to-GPU bandwidth per direction [GB/s]"
+    )
+    gpu_hour_usd: float = Field(ge=0, le=1000, description="indicative price [USD/GPU-hour]")
+    sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
+
+    @field_validator("peak_tflops")
+    @classmethod
+    def _has_a_16_or_32_bit_peak(cls, value: dict) -> dict:
+        if not any(k in value for k in ("bf16", "fp16", "fp32")):
+            raise ValueError("needs at least one of bf16, fp16, fp32")
+        return value
+
+
+class ModelSpec(BaseModel):
+    """One model's public config. ``active_params_b`` defaults to ``params_b`` (dense)."""
+
+    model_config = _STRICT
+
+    id: Id = Field("custom", description="preset id, or 'custom' for an inline model")
+    name: Text
+    params_b: float = Field(gt=0, le=100000, description="total parameters [billions]")
+    active_params_b: float | None = Field(
+        None, gt=0, le=100000, description="parameters active per token [billions]"
+    )
+    layers: int = Field(ge=1, le=2000)
+    hidden: int = Field(ge=1, le=1_000_000)
+    heads: int = Field(ge=1, le=10000)
+    kv_heads: int = Field(ge=1, le=10000)
+    head_dim: int = Field(ge=1, le=10000)
+    vocab: int = Field(ge=1, le=10_000_000)
+    experts: int | None = Field(None, ge=2, le=100000)
+    experts_per_token: int | None = Field(None, ge=1, le=100000)
+    sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.kv_heads > self.heads:
+            raise ValueError(f"kv_heads ({self.kv_heads}) cannot exceed heads ({self.heads})")
+        if self.active_params_b is not None and self.active_params_b > self.params_b:
+            raise ValueError(
+                f"active_params_b ({self.active_params_b}) cannot exceed params_b ({self.params_b})"
+            )
+        if (self.experts is None) != (self.experts_per_token is None):
+            raise ValueError("experts and experts_per_token go together (both or neither)")
+        if self.experts is not None and self.experts_per_token > self.experts:
+            raise ValueError(
+                f"experts_per_token ({self.experts_per_token}) cannot exceed "
+                f"experts ({self.experts})"
+            )
+        return self
+
+    @property
+    def active(self) -> float:
+        """Active parameters per token [billions]."""
+        return self.params_b if self.active_params_b is None else self.active_params_b
+
+
+class Scenario(BaseModel):
+    """Everything the explorer needs. SPEC section 3 lists the public keys."""
+
+    model_config = _STRICT
+
+    scenario: Id | None = Field(None, description="named preset used as the base")
+    hardware: HardwareSpec
+    model: ModelSpec
+    gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor parallel degree)")
+    weights_dtype: WeightsDtype = "fp8"
+    kv_dtype: KvDtype = Field("bf16", description="KV-cache dtype")
+    batch: int = Field(1, ge=1, le=MAX_BATCH, description="concurrent sequences per step")
+    context_tokens: int = Field(
+        2048, ge=0, le=10_000_000, description="KV tokens read per sequence per step"
+    )
+    kernels: int | None = Field(
+        None, ge=1, le=1_000_000, description="launches per decode step (auto: layers × per layer)"
+    )
+    kernels_per_layer: int = Field(10, ge=1, le=1000)
+    launch_us: float = Field(5.0, gt=0, le=1000, description="CPU cost of one launch τ [µs]")
+    host_ms: float = Field(0.5, ge=0, le=1000, description="per-step host work [ms]")
+    cuda_graphs: CudaGraphs = "full_and_piecewise"
+    launch_model: LaunchModel = "additive"
+    bw_efficiency: float = Field(1.0, gt=0, le=1)
+    flops_efficiency: float = Field(1.0, gt=0, le=1)
+    allreduce_latency_us: float = Field(
+        0.0, ge=0, le=10000, description="fixed latency of one tensor-parallel all-reduce [µs]"
+    )
+    gpu_memory_utilization: float = Field(
+        0.9, gt=0, le=1, description="fraction of GPU memory the server may use"
+    )
+    graph_mb_per_graph: float = Field(
+        4.0, ge=0, le=100000, description="HBM taken by one captured graph [MB]"
+    )
+    loader: Loader = "safetensors"
+    storage: Storage = "nvme"
+    concurrency: int | None = Field(None, ge=1, le=1024, description="loader read streams")
+    process_init_s: float = Field(4.0, ge=0, le=3600)
+    cuda_context_s: float = Field(6.0, ge=0, le=3600)
+    allocator_s: float = Field(4.0, ge=0, le=3600)
+    compile_cache: bool = False
+    capture_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] = Field(
+        default_factory=lambda: list(VLLM_CAPTURE_SIZES),
+        min_length=1,
+        max_length=MAX_CAPTURE_SIZES,
+        description="batch sizes captured as graphs",
+    )
+    sleep_level: Literal[0, 1, 2] = 0
+    gpu_hour_usd: float | None = Field(None, ge=0, le=1000, description="[USD/GPU-hour]")
+
+    @field_validator("capture_sizes", mode="before")
+    @classmethod
+    def _split_comma_list(cls, value):
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",")]
+            if parts == [""]:
+                return []
+            return parts
+        return value
+
+    @field_validator("capture_sizes")
+    @classmethod
+    def _strictly_increasing(cls, value: list[int]) -> list[int]:
+        for before, after in zip(value, value[1:], strict=False):
+            if after <= before:
+                kind = "duplicated" if after == before else "unsorted"
+                raise ValueError(f"must be strictly increasing, {kind} at {before}, {after}")
+        return value
+
+    @field_validator("sleep_level", mode="before")
+    @classmethod
+    def _sleep_level_from_text(cls, value):
+        if isinstance(value, str) and value.strip() in {"0", "1", "2"}:
+            return int(value.strip())
+        return value
+
+    @property
+    def price_per_gpu_hour_usd(self) -> float:
+        """The scenario's price, or the hardware preset's when unset."""
+        return self.hardware.gpu_hour_usd if self.gpu_hour_usd is None else self.gpu_hour_usd
+
+
+#: Scenario fields that name a preset or hold a nested spec (not plain values).
+NESTED_FIELDS = ("hardware", "model")
+PEAK_DTYPE_NAMES = PEAK_DTYPES

@@ -1,0 +1,113 @@
+"""Roofline lens: is decode memory-, compute- or overhead-bound, and what do graphs, FP8/INT4
+and batching buy? (SPEC 4.1)"""
+
+import pandas as pd
+import streamlit as st
+
+from model.evaluate import roofline_lens
+from ui import charts
+from ui.formulas import roofline_formulas
+from ui.layout import downloads, fmt
+from ui.sidebar import page_scenario
+
+st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
+s = page_scenario("roofline")
+lens = roofline_lens(s)
+fig, dec, mem, rf = (
+    lens["figures"],
+    lens["figures"]["decode"],
+    lens["figures"]["memory"],
+    lens["figures"]["roofline"],
+)
+
+st.title("Roofline of decode")
+st.caption(
+    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
+    f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
+)
+if not mem["weights_fit"]:
+    st.error(
+        f"The weights do not fit: {fmt(mem['weights_per_gpu_gb'])} GB per GPU (plus "
+        f"{fmt(mem['graph_memory_gb'])} GB of graphs) against {fmt(mem['usable_per_gpu_gb'])} GB "
+        f"usable of {fmt(mem['hbm_per_gpu_gb'])} GB. Add GPUs or quantise; the figures below "
+        "assume it ran anyway."
+    )
+elif not mem["batch_fits"]:
+    st.warning(
+        f"Batch {s.batch} does not fit the KV cache at this context: at most "
+        f"{mem['max_batch']:,} sequences fit."
+    )
+
+c = st.columns(6)
+c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
+c[1].metric("Per-sequence tok/s", fmt(dec["tokens_per_s_per_seq"]))
+c[2].metric(
+    "Step time",
+    f"{dec['t_step_ms']:.3f} ms",
+    help=f"GPU {dec['t_gpu_ms']:.3f} ms (memory {dec['t_memory_ms']:.3f}, compute "
+    f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
+    f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms",
+)
+c[3].metric("Bound", dec["bound"])
+c[4].metric(
+    "AI vs ridge",
+    f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
+    help="FLOP/byte of this step against the ridge point of the compute dtype "
+    f"({rf['compute_dtype']}).",
+)
+c[5].metric(
+    "Max batch in HBM",
+    f"{mem['max_batch']:,}",
+    help=f"At {max(s.context_tokens, 1):,} context tokens after weights and graphs.",
+)
+st.caption(
+    f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
+    f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
+    f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
+)
+
+left, right = st.columns(2)
+left.plotly_chart(
+    charts.roofline_figure(
+        s, lens["sweep"], lens["current_index"], rf["ridge_flop_per_byte"], rf["compute_dtype"]
+    ),
+    width="stretch",
+)
+right.plotly_chart(
+    charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]), width="stretch"
+)
+st.plotly_chart(charts.memory_figure(mem), width="stretch")
+
+st.subheader("The seed's table for this scenario")
+table = pd.DataFrame(lens["seed_table"])
+a, b = st.columns([3, 2])
+a.dataframe(
+    table.rename(
+        columns={
+            "configuration": "configuration",
+            "t_hbm_ms": "T_HBM [ms]",
+            "t_fixed_ms": "T_fixed [ms]",
+            "t_step_ms": "T_step [ms]",
+            "tokens_per_s": "tok/s",
+            "speedup": "vs BF16 eager",
+        }
+    ),
+    hide_index=True,
+    width="stretch",
+)
+am = lens["amdahl"]
+b.markdown(
+    f"**Amdahl's estimate for INT4.** Weights are f = {am['fraction']:.0%} of the BF16 eager "
+    f"step; speeding them up {am['weights_speedup']:.0f}× gives 1 / ((1 − f) + f/4) = "
+    f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
+)
+
+st.subheader("Breakdown")
+sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
+breakdown = pd.DataFrame(
+    [(sec, k, v) for sec in ("roofline", "decode", "memory") for k, v in fig[sec].items()],
+    columns=["section", "figure", "value"],
+).astype({"value": str})
+st.dataframe(breakdown, hide_index=True, width="stretch", height=300)
+downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
+roofline_formulas(rf["compute_dtype"], s.weights_dtype)

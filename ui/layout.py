@@ -1,0 +1,50 @@
+"""Shared page furniture: safe text, downloads, number formatting."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pandas as pd
+import streamlit as st
+
+from model import codecs
+from model.scenario import Scenario
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def md_escape(text: str) -> str:
+    """Escape user-supplied text for Streamlit markdown (no links, no HTML, no formatting)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def fmt(value: float, digits: int = 3) -> str:
+    """A number with ``digits`` significant digits and thousands separators."""
+    if value is None:
+        return "–"
+    if abs(value) >= 10**digits:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+def downloads(s: Scenario, tables: dict[str, pd.DataFrame], stem: str) -> None:
+    """Download buttons: the scenario as YAML and each table as CSV."""
+    cols = st.columns(1 + len(tables))
+    cols[0].download_button(
+        "Scenario (YAML)",
+        codecs.to_yaml(s),
+        file_name=f"{stem}-scenario.yaml",
+        mime="application/x-yaml",
+        width="stretch",
+    )
+    for col, (name, frame) in zip(cols[1:], tables.items(), strict=True):
+        buf = io.StringIO()
+        frame.to_csv(buf, index=False)
+        col.download_button(
+            f"{name} (CSV)",
+            buf.getvalue(),
+            file_name=f"{stem}-{name.lower().replace(' ', '-')}.csv",
+            mime="text/csv",
+            width="stretch",
+        )

@@ -1,0 +1,225 @@
+"""The shared sidebar: scenario picker, hardware, model, dtype, GPUs, batch, context, graphs,
+overheads and efficiencies, and the share link. Every widget writes the URL on change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from model import codecs
+from model.errors import ScenarioError
+from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
+from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
+from model.units import WEIGHTS_DTYPES
+from ui import state
+from ui.layout import md_escape
+
+DEFAULTS_LABEL = "(built-in defaults)"
+
+
+def _text(value: Any) -> str:
+    return codecs._text(value)  # noqa: SLF001 - the one text form the URL uses
+
+
+def _on_field(field: str) -> None:
+    value = st.session_state[f"w_{field}"]
+    state.apply_change([(field, _text(value))])
+
+
+def _on_preset(kind: str) -> None:
+    state.apply_change([(kind, st.session_state[f"w_{kind}"])], drop_prefixes=(kind,))
+
+
+def _on_scenario() -> None:
+    name = st.session_state["w_scenario"]
+    state.write_scenario(state.resolve([("scenario", name)] if name != DEFAULTS_LABEL else [])[0])
+
+
+def _sync(key: str, value: Any) -> str:
+    """Make the widget show the scenario's value (set before the widget is created)."""
+    st.session_state[key] = value
+    return key
+
+
+def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
+    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``)."""
+    sb = st.sidebar
+    names = [DEFAULTS_LABEL] + scenario_names()
+    sb.selectbox(
+        "Scenario",
+        names,
+        key=_sync("w_scenario", s.scenario or DEFAULTS_LABEL),
+        on_change=_on_scenario,
+        help="A named preset: the base the other settings override.",
+    )
+    if s.scenario:
+        sb.caption(scenario_description(s.scenario))
+
+    hw = hardware_presets()
+    hw_ids = list(hw) + ([s.hardware.id] if s.hardware.id not in hw else [])
+    sb.selectbox(
+        "Hardware",
+        hw_ids,
+        key=_sync("w_hardware", s.hardware.id),
+        format_func=lambda i: hw[i].name if i in hw else f"{s.hardware.name} (inline)",
+        on_change=_on_preset,
+        args=("hardware",),
+    )
+    models = model_presets()
+    model_ids = list(models) + ([s.model.id] if s.model.id not in models else [])
+    sb.selectbox(
+        "Model",
+        model_ids,
+        key=_sync("w_model", s.model.id),
+        format_func=lambda i: models[i].name if i in models else f"{s.model.name} (inline)",
+        on_change=_on_preset,
+        args=("model",),
+    )
+    c1, c2 = sb.columns(2)
+    c1.selectbox(
+        "Weights dtype",
+        WEIGHTS_DTYPES,
+        key=_sync("w_weights_dtype", s.weights_dtype),
+        on_change=_on_field,
+        args=("weights_dtype",),
+    )
+    c2.number_input(
+        "GPUs (TP)",
+        min_value=1,
+        max_value=64,
+        step=1,
+        key=_sync("w_gpus", s.gpus),
+        on_change=_on_field,
+        args=("gpus",),
+    )
+    c1, c2 = sb.columns(2)
+    c1.number_input(
+        "Batch",
+        min_value=1,
+        max_value=MAX_BATCH,
+        step=1,
+        key=_sync("w_batch", s.batch),
+        on_change=_on_field,
+        args=("batch",),
+        help="Concurrent sequences in a decode step.",
+    )
+    c2.number_input(
+        "Context tokens",
+        min_value=0,
+        max_value=10_000_000,
+        step=256,
+        key=_sync("w_context_tokens", s.context_tokens),
+        on_change=_on_field,
+        args=("context_tokens",),
+        help="KV tokens read per sequence per step (0 = weights only).",
+    )
+    sb.selectbox(
+        "CUDA graphs",
+        CUDA_GRAPHS_MODES,
+        key=_sync("w_cuda_graphs", s.cuda_graphs),
+        on_change=_on_field,
+        args=("cuda_graphs",),
+        help="none = vLLM's enforce-eager; full_and_piecewise is vLLM's default.",
+    )
+    with sb.expander("Overheads and efficiencies"):
+        a, b = st.columns(2)
+        a.number_input(
+            "Launch τ [µs]",
+            min_value=0.01,
+            max_value=1000.0,
+            step=0.5,
+            format="%.2f",
+            key=_sync("w_launch_us", s.launch_us),
+            on_change=_on_field,
+            args=("launch_us",),
+        )
+        b.number_input(
+            "Host work [ms]",
+            min_value=0.0,
+            max_value=1000.0,
+            step=0.1,
+            format="%.2f",
+            key=_sync("w_host_ms", s.host_ms),
+            on_change=_on_field,
+            args=("host_ms",),
+        )
+        a.number_input(
+            "Kernels / layer",
+            min_value=1,
+            max_value=1000,
+            step=1,
+            key=_sync("w_kernels_per_layer", s.kernels_per_layer),
+            on_change=_on_field,
+            args=("kernels_per_layer",),
+        )
+        b.number_input(
+            "Kernels / step",
+            min_value=1,
+            max_value=1_000_000,
+            step=10,
+            value=None,
+            key=_sync("w_kernels", s.kernels),
+            on_change=_on_field,
+            args=("kernels",),
+            placeholder="auto",
+            help="Empty = layers × kernels per layer.",
+        )
+        st.radio(
+            "Launch model",
+            LAUNCH_MODELS,
+            horizontal=True,
+            key=_sync("w_launch_model", s.launch_model),
+            on_change=_on_field,
+            args=("launch_model",),
+            help="additive: T_gpu + N·τ + host (the seeds). pipelined: max(T_gpu, N·τ) + host.",
+        )
+        st.slider(
+            "Bandwidth efficiency",
+            0.05,
+            1.0,
+            step=0.01,
+            key=_sync("w_bw_efficiency", s.bw_efficiency),
+            on_change=_on_field,
+            args=("bw_efficiency",),
+        )
+        st.slider(
+            "FLOPS efficiency",
+            0.05,
+            1.0,
+            step=0.01,
+            key=_sync("w_flops_efficiency", s.flops_efficiency),
+            on_change=_on_field,
+            args=("flops_efficiency",),
+        )
+        st.number_input(
+            "HBM bandwidth [TB/s]",
+            min_value=0.01,
+            max_value=100.0,
+            step=0.05,
+            format="%.3f",
+            key=_sync("w_hardware.hbm_bandwidth_tb_s", s.hardware.hbm_bandwidth_tb_s),
+            on_change=_on_field,
+            args=("hardware.hbm_bandwidth_tb_s",),
+        )
+    share = codecs.to_url(s, page=page, base=state.base_url())
+    sb.markdown("**Share link** (exactly this view)")
+    sb.code(share, language=None, wrap_lines=True)
+    if sb.button("Reset to the scenario's preset", width="stretch"):
+        state.write_scenario(state.resolve([("scenario", s.scenario)] if s.scenario else [])[0])
+        st.rerun()
+
+
+def page_scenario(page: str) -> Scenario:
+    """Every page's first call: scenario from URL/session, warnings, sidebar."""
+    scenario, errors = state.load_scenario()
+    widget_errors = st.session_state.pop("_whatif_widget_errors", [])
+    if errors or widget_errors:
+        lines = [f"- {md_escape(e.key or 'link')}: {md_escape(e.message)}" for e in errors]
+        lines += [f"- {md_escape(text)}" for text in widget_errors]
+        st.warning(
+            "Some settings were not accepted and are left at the scenario's values:\n\n"
+            + "\n".join(lines)
+        )
+    sidebar(scenario, page, errors)
+    return scenario
