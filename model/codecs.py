@@ -68,7 +68,7 @@ def _spec_diff(kind: str, spec: dict, base_spec: dict, presets: dict) -> list[tu
         if theirs.get(key, object()) != value or type(theirs.get(key)) is not type(value):
             out.append((key, _text(value)))
     for key in theirs:
-        if key not in mine and key.startswith(f"{kind}.peak_tflops."):
+        if key not in mine and key.startswith((f"{kind}.peak_tflops.", f"{kind}.sources.")):
             out.append((key, "none"))
     return out
 

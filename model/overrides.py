@@ -18,6 +18,7 @@ import math
 import types
 import typing
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 import annotated_types
@@ -39,6 +40,11 @@ _META_KEYS = {"description"}  # allowed in YAML files, ignored
 
 def built_in_defaults() -> Scenario:
     """The scenario with no base: SPEC section 3's defaults (Llama 3.1 70B, FP8, 4×H100 SXM)."""
+    return _built_in_defaults().model_copy(deep=True)
+
+
+@lru_cache(maxsize=1)
+def _built_in_defaults() -> Scenario:
     return Scenario(hardware=get_hardware(DEFAULT_HARDWARE), model=get_model(DEFAULT_MODEL))
 
 
@@ -203,11 +209,7 @@ def _set(state: dict, key: str, value: Any) -> None:
                     key, f"unknown dtype {parts[2]!r}; accepted: {', '.join(PEAK_DTYPES)}"
                 )
             sub = state[head].setdefault(field, {})
-            if (
-                isinstance(value, str)
-                and value.lower() in ("none", "remove")
-                and field == "peak_tflops"
-            ):
+            if isinstance(value, str) and value.lower() in ("none", "remove"):
                 sub.pop(parts[2], None)
             else:
                 sub[parts[2]] = value
@@ -245,6 +247,13 @@ def _apply_spec(state: dict, kind: str, value: Any, errors: list[tuple[str, Any]
     if isinstance(value, dict):
         preset_id = value.get("id")
         rest = {k: v for k, v in value.items() if k != "id"}
+        cls = _SPECS[kind]
+        required = [f for f, info in cls.model_fields.items() if info.is_required()]
+        full = all(f in rest for f in required)
+        if full and not (isinstance(preset_id, str) and _is_preset(kind, preset_id)):
+            # a complete inline definition: nothing is inherited from the base's spec
+            state[kind] = {"id": preset_id if isinstance(preset_id, str) else "custom"}
+            return _flatten(kind, rest)
         if isinstance(preset_id, str):
             try:
                 state[kind] = getter(preset_id).model_dump()
@@ -262,6 +271,14 @@ def _apply_spec(state: dict, kind: str, value: Any, errors: list[tuple[str, Any]
     raise ScenarioError(kind, f"must be a preset id or a mapping (got {_short(value)})")
 
 
+def _is_preset(kind: str, preset_id: str) -> bool:
+    try:
+        (get_hardware if kind == "hardware" else get_model)(preset_id)
+    except ScenarioError:
+        return False
+    return True
+
+
 def _base_state(name: Any) -> dict:
     if not isinstance(name, str) or name.strip() in ("", "none"):
         if name in (None, "", "none"):
@@ -273,6 +290,11 @@ def _base_state(name: Any) -> dict:
 
 def named_scenario(name: str) -> Scenario:
     """The named scenario ``name`` (``presets/scenarios/NAME.yaml``) resolved on the defaults."""
+    return _named_scenario(name).model_copy(deep=True)
+
+
+@lru_cache(maxsize=64)
+def _named_scenario(name: str) -> Scenario:
     files = scenario_files()
     if name not in files:
         raise ScenarioError(
@@ -348,9 +370,14 @@ def resolve(
             err = exc.errors()[0]
             loc = tuple(err["loc"])
             culprits = [(k, v) for k, v in applied if _matches(k, loc)]
-            value = culprits[-1][1] if culprits else err.get("input", _MISSING)
-            key = culprits[-1][0] if culprits else ".".join(str(p) for p in loc)
-            fail(ScenarioError(key, _message(err, value)))
+            if len(loc) == 1 and loc[0] in _SPECS:
+                # a check across fields (e.g. kv_heads ≤ heads): name the spec, not one key
+                msg = err.get("msg", "invalid").removeprefix("Value error, ")
+                fail(ScenarioError(loc[0], msg))
+            else:
+                value = culprits[-1][1] if culprits else err.get("input", _MISSING)
+                key = culprits[-1][0] if culprits else ".".join(str(p) for p in loc)
+                fail(ScenarioError(key, _message(err, value)))
             if not culprits:
                 # not traceable to one key (e.g. a base spec made inconsistent): start clean
                 fallback = built_in_defaults().model_dump()

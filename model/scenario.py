@@ -99,6 +99,13 @@ class ModelSpec(BaseModel):
                 f"experts_per_token ({self.experts_per_token}) cannot exceed "
                 f"experts ({self.experts})"
             )
+        if self.experts is not None:
+            floor = self.params_b * self.experts_per_token / self.experts
+            if self.active < floor * (1 - 1e-9):
+                raise ValueError(
+                    f"active_params_b ({self.active:g}) must be at least params_b × "
+                    f"experts_per_token / experts ({floor:g}): k of E experts are active"
+                )
         return self
 
     @property

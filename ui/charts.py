@@ -21,10 +21,26 @@ COLORS = {
 }
 _LAYOUT = dict(
     template="plotly_white",
-    margin=dict(l=60, r=30, t=50, b=50),
-    legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0),
-    height=440,
+    margin=dict(l=60, r=30, t=50, b=40),
+    legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
+    height=520,
 )
+
+
+def _log_vline(fig, x: float, text: str, line: dict, yanchor: str = "top") -> None:
+    """A vertical line on a log x axis: shapes take the value, annotations its log10."""
+    fig.add_vline(x=x, line=line)
+    fig.add_annotation(
+        x=float(np.log10(x)),
+        y=0.02 if yanchor == "bottom" else 0.98,
+        yref="paper",
+        text=text,
+        showarrow=False,
+        xanchor="left",
+        yanchor=yanchor,
+        font=dict(size=11),
+        bgcolor="rgba(255,255,255,0.7)",
+    )
 
 
 def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_dtype: str):
@@ -84,11 +100,12 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
         textposition="top left",
         marker=dict(size=16, symbol="star", color="crimson"),
     )
-    fig.add_vline(
-        x=ridge,
-        line=dict(color="black", dash="dash", width=1),
-        annotation_text=f"ridge {ridge:.0f} FLOP/B ({compute_dtype})",
-        annotation_position="bottom right",
+    _log_vline(
+        fig,
+        ridge,
+        f"ridge {ridge:.0f} FLOP/B ({compute_dtype})",
+        dict(color="black", dash="dash", width=1),
+        yanchor="bottom",
     )
     fig.update_xaxes(type="log", title="arithmetic intensity [FLOP/byte]")
     fig.update_yaxes(type="log", title="attainable per GPU [TFLOPS]")
@@ -133,18 +150,13 @@ def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | N
         line=dict(color=COLORS["tps"], width=3),
         hovertemplate="batch %{x:.0f}<br>%{y:,.0f} tok/s<extra></extra>",
     )
-    fig.add_vline(
-        x=current_batch,
-        line=dict(color="crimson", width=1.5),
-        annotation_text=f"batch {current_batch}",
-        annotation_position="top left",
-    )
+    _log_vline(fig, current_batch, f"batch {current_batch}", dict(color="crimson", width=1.5))
     if ridge_batch is not None:
-        fig.add_vline(
-            x=ridge_batch,
-            line=dict(color="black", dash="dash", width=1),
-            annotation_text=f"ridge ≈ batch {ridge_batch:.0f}",
-            annotation_position="top right",
+        _log_vline(
+            fig,
+            ridge_batch,
+            f"ridge ≈ batch {ridge_batch:.0f}",
+            dict(color="black", dash="dash", width=1),
         )
     fig.update_layout(
         title="Step time composition across a batch sweep",

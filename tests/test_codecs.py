@@ -1,0 +1,142 @@
+"""URL and YAML round trips (property tests) and the share URL's shape (SPEC 3)."""
+
+import math
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from model import codecs
+from model.errors import ScenarioError
+from model.evaluate import sweep
+from model.overrides import resolve
+from model.presets import hardware_presets, model_presets, scenario_names
+from model.scenario import CUDA_GRAPHS_MODES
+from model.units import WEIGHTS_DTYPES
+
+finite = dict(allow_nan=False, allow_infinity=False)
+
+overrides = st.fixed_dictionaries(
+    {},
+    optional={
+        "hardware": st.sampled_from(sorted(hardware_presets())),
+        "model": st.sampled_from(sorted(model_presets())),
+        "gpus": st.integers(1, 64),
+        "weights_dtype": st.sampled_from(WEIGHTS_DTYPES),
+        "batch": st.integers(1, 65536),
+        "context_tokens": st.integers(0, 10_000_000),
+        "kernels": st.one_of(st.none(), st.integers(1, 1_000_000)),
+        "launch_us": st.floats(0.001, 1000, **finite),
+        "host_ms": st.floats(0, 1000, **finite),
+        "cuda_graphs": st.sampled_from(CUDA_GRAPHS_MODES),
+        "launch_model": st.sampled_from(["additive", "pipelined"]),
+        "bw_efficiency": st.floats(0.01, 1, **finite),
+        "compile_cache": st.booleans(),
+        "sleep_level": st.sampled_from([0, 1, 2]),
+        "capture_sizes": st.lists(st.integers(1, 65536), min_size=1, max_size=60, unique=True).map(
+            sorted
+        ),
+        "gpu_hour_usd": st.one_of(st.none(), st.floats(0, 1000, **finite)),
+        "hardware.hbm_bandwidth_tb_s": st.floats(0.01, 100, **finite),
+        "hardware.peak_tflops.fp8": st.floats(1, 100000, **finite),
+        "hardware.name": st.text(st.characters(codec="utf-8"), min_size=1, max_size=40).filter(
+            lambda t: t.strip() == t and t
+        ),
+        "model.layers": st.integers(1, 2000),
+        "model.active_params_b": st.one_of(st.none(), st.floats(0.1, 0.5, **finite)),
+    },
+)
+
+
+@st.composite
+def scenarios(draw):
+    base = draw(st.sampled_from([None] + scenario_names()))
+    items = ([("scenario", base)] if base else []) + list(draw(overrides).items())
+    try:
+        return resolve(items, strict=True)[0]
+    except ScenarioError:
+        assume(False)  # e.g. an active-parameter count too small for a MoE preset
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_url_round_trip_is_exact(s):
+    assert codecs.from_url(codecs.to_url(s, page="roofline")) == s
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_yaml_round_trip_is_exact(s):
+    assert codecs.from_yaml(codecs.to_yaml(s)) == s
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios(), st.floats(1.01, 10, **finite))
+def test_more_bandwidth_never_slows_a_step(s, factor):
+    faster = s.model_copy(
+        update={
+            "hardware": s.hardware.model_copy(
+                update={"hbm_bandwidth_tb_s": s.hardware.hbm_bandwidth_tb_s * factor}
+            )
+        }
+    )
+    grid = [1, 2, 7, 64, 300, 4096]
+    assert all(sweep(faster, grid)["t_step_s"] <= sweep(s, grid)["t_step_s"] * (1 + 1e-12))
+
+
+@settings(max_examples=60, deadline=None)
+@given(scenarios())
+def test_larger_batch_never_lowers_aggregate_tokens_while_memory_bound(s):
+    s = s.model_copy(update={"cuda_graphs": "none", "launch_model": "additive"})
+    sw = sweep(s, range(1, 1025))
+    mem = sw["bound"] == "memory"
+    tps = sw["tokens_per_s"]
+    ok = [tps[i + 1] >= tps[i] * (1 - 1e-12) for i in range(len(tps) - 1) if mem[i] and mem[i + 1]]
+    assert all(ok)
+
+
+def test_url_carries_only_what_differs_from_the_base(scenario):
+    s = scenario(scenario="seed-3b-4090", weights_dtype="int4")
+    assert codecs.to_query(s) == "scenario=seed-3b-4090&weights_dtype=int4"
+    assert codecs.to_url(scenario(), page="home") == "http://localhost:8501/"
+    url = codecs.to_url(
+        scenario(hardware="rtx-4090", hardware__hbm_bandwidth_tb_s=1.0),
+        page="cold_start",
+        base="https://whatif.example",
+    )
+    assert (
+        url == "https://whatif.example/Cold_start?hardware=rtx-4090&hardware.hbm_bandwidth_tb_s=1.0"
+    )
+
+
+def test_inline_hardware_in_yaml_round_trips_through_the_url():
+    text = """
+hardware:
+  id: my-gpu
+  name: My GPU
+  memory_gb: 48
+  hbm_bandwidth_tb_s: 0.96
+  peak_tflops: {bf16: 181, fp8: 362}
+  h2d_gb_s: 25
+  interconnect_gb_s: 32
+  gpu_hour_usd: 1.1
+model:
+  name: Tiny
+  params_b: 0.5
+  layers: 24
+  hidden: 896
+  heads: 14
+  kv_heads: 2
+  head_dim: 64
+  vocab: 151936
+gpus: 1
+"""
+    s = codecs.from_yaml(text)
+    assert s.hardware.id == "my-gpu" and s.hardware.peak_tflops == {"bf16": 181, "fp8": 362}
+    assert s.model.id == "custom" and s.model.layers == 24
+    assert codecs.from_url(codecs.to_url(s)) == s
+    assert codecs.from_yaml(codecs.to_yaml(s)) == s
+
+
+def test_float_text_is_exact():
+    for x in (0.1, 1 / 3, 3.35, 1e-7, 989.0):
+        assert float(codecs._text(x)) == x and not math.isnan(x)

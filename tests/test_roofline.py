@@ -1,0 +1,152 @@
+"""Worked examples of SPEC 4.1 (seed *The roofline flips*) through the core."""
+
+import numpy as np
+from numpy.testing import assert_allclose
+
+from model import roofline
+from model.evaluate import evaluate, roofline_lens, seed_table, sweep
+from model.units import TERA
+
+
+def test_seed_3b_4090_table(scenario):
+    # values from the seed's table "Configuration (3B, 4090, batch 1)"; the seed rounds
+    # T_fixed with graphs to 0.5 ms where the core keeps the one replay launch (5 µs)
+    rows = seed_table(scenario(scenario="seed-3b-4090"))
+    assert_allclose([r["t_hbm_ms"] for r in rows], [6.0, 6.0, 1.5, 1.5], rtol=1e-3)
+    assert_allclose([r["t_fixed_ms"] for r in rows], [2.0, 0.5, 2.0, 0.5], rtol=0.011)
+    assert_allclose([r["t_step_ms"] for r in rows], [8.0, 6.5, 3.5, 2.0], rtol=0.003)
+    assert_allclose([r["tokens_per_s"] for r in rows], [125, 154, 285, 500], rtol=0.005)
+    assert_allclose([r["speedup"] for r in rows], [1.00, 1.23, 2.28, 4.00], rtol=0.005)
+
+
+def test_seed_3b_4090_scenario_and_its_three_variants(scenario):
+    # the same four rows, reached as the CLI does: the named scenario plus --set overrides
+    cases = [
+        ({}, 8.0, 125.0),
+        ({"cuda_graphs": "full_decode_only"}, 6.505, 1 / 6.505e-3),
+        ({"weights_dtype": "int4"}, 3.5, 1 / 3.5e-3),
+        ({"weights_dtype": "int4", "cuda_graphs": "full_decode_only"}, 2.005, 1 / 2.005e-3),
+    ]
+    for overrides, t_step_ms, tps in cases:
+        d = evaluate(scenario(scenario="seed-3b-4090", **overrides))["decode"]
+        assert_allclose(d["t_step_ms"], t_step_ms, rtol=1e-9)
+        assert_allclose(d["tokens_per_s"], tps, rtol=1e-9)
+        assert d["bound"] == ("overhead" if overrides == {"weights_dtype": "int4"} else "memory")
+
+
+def test_ridge_points_of_the_seed():
+    # seed "The bare mechanism": H100 BF16 ≈ 295, FP8 ≈ 590, RTX 4090 FP16 ≈ 330 FLOP/byte
+    assert_allclose(roofline.ridge_point(989e12, 3.35e12), 295.2, rtol=1e-3)
+    assert_allclose(roofline.ridge_point(1979e12, 3.35e12), 590.7, rtol=1e-3)
+    assert_allclose(roofline.ridge_point(330e12, 1.0e12), 330.0)
+
+
+def test_ridge_reported_for_the_compute_dtype(scenario):
+    fp8 = evaluate(scenario())["roofline"]  # default: FP8 weights on H100 SXM
+    assert fp8["compute_dtype"] == "fp8"
+    assert_allclose(fp8["ridge_flop_per_byte"], 1979 / 3.35, rtol=1e-12)
+    bf16 = evaluate(scenario(weights_dtype="bf16"))["roofline"]
+    assert_allclose(bf16["ridge_flop_per_byte"], 989 / 3.35, rtol=1e-12)
+    int4 = evaluate(scenario(weights_dtype="int4"))["roofline"]
+    assert int4["compute_dtype"] == "bf16"  # W4A16: multiplied in 16-bit
+
+
+def test_70b_bf16_on_one_h100(scenario):
+    # seed: ~140 GB / 3.35 TB/s ≈ 42 ms → ≈ 24 tok/s; T_fixed 2 ms ≈ 5 % of the step
+    s = scenario(scenario="seed-70b-bf16-1xh100")
+    out = evaluate(s)
+    weights_gb = 70.55 * 2  # Llama 3.1 70B has 70.55 B parameters
+    assert_allclose(out["memory"]["weights_gb"], weights_gb)
+    assert_allclose(out["decode"]["t_memory_ms"], weights_gb / 3.35, rtol=1e-9)  # 42.1 ms
+    assert_allclose(1e3 / out["decode"]["t_memory_ms"], 24, rtol=0.02)
+    fixed = out["decode"]["t_launch_ms"] + out["decode"]["t_host_ms"]
+    assert_allclose(fixed / out["decode"]["t_step_ms"], 0.05, atol=0.006)
+    assert out["memory"]["weights_fit"] is False  # 141 GB on one 80 GB GPU
+    seed3b = evaluate(scenario(scenario="seed-3b-4090"))["decode"]
+    assert_allclose((seed3b["t_launch_ms"] + seed3b["t_host_ms"]) / seed3b["t_step_ms"], 0.25)
+
+
+def test_amdahl_quantisation_speedup():
+    # seed consequence (d): f = 0.6, s = 4 → 1 / (0.4 + 0.15) ≈ 1.8×
+    assert_allclose(roofline.amdahl_speedup(0.6, 4), 1 / 0.55)
+    assert_allclose(roofline.amdahl_speedup(0.6, 4), 1.8, atol=0.02)
+
+
+def test_amdahl_panel_matches_the_table_for_the_seed(scenario):
+    am = roofline_lens(scenario(scenario="seed-3b-4090"))["amdahl"]
+    # T_HBM is 6 of 8 ms: f = 0.75 → 1 / (0.25 + 0.1875) = 2.2857; the INT4 row is 8 / 3.5
+    assert_allclose(am["fraction"], 0.75)
+    assert_allclose(am["estimate"], 1 / 0.4375)
+    assert_allclose(am["table"], 8 / 3.5)
+
+
+def test_arithmetic_intensity_by_dtype():
+    # 1-byte weights: AI ≈ 2B (the seeds' figure); BF16 weights: AI ≈ B
+    b = np.array([1, 8, 64])
+    flops = roofline.step_flops(b, 7e9, 32, 32, 128, 0)
+    assert_allclose(roofline.arithmetic_intensity(flops, 7e9 * 1.0), 2 * b)
+    assert_allclose(roofline.arithmetic_intensity(flops, 7e9 * 2.0), b)
+
+
+def test_kv_bytes_per_token_of_llama_70b():
+    # 2 (K, V) × 80 layers × 8 KV heads × 128 × 2 bytes = 327,680 B per token
+    assert roofline.kv_bytes_per_token(80, 8, 128, 2) == 327_680
+
+
+def test_max_batch_of_the_default_scenario(scenario):
+    # by hand: 80 GB × 0.9 − 70.55/4 GB weights − 102 graphs × 4 MB = 53.9545 GB per GPU;
+    # KV per sequence per GPU at 2048 tokens = 327,680 × 2048 / 4 shards = 167,772,160 B
+    mem = evaluate(scenario())["memory"]
+    assert_allclose(mem["kv_budget_per_gpu_gb"], 72 - 70.55 / 4 - 0.408)
+    assert mem["max_batch"] == int(53.9545e9 // 167_772_160) == 321
+
+
+def test_graph_memory_lowers_max_batch(scenario):
+    eager = evaluate(scenario(cuda_graphs="none"))["memory"]
+    graphs = evaluate(scenario(cuda_graphs="full_and_piecewise", graph_mb_per_graph=200))["memory"]
+    assert graphs["max_batch"] < eager["max_batch"]
+    assert eager["graph_memory_gb"] == 0
+
+
+def test_allreduce_time_by_hand(scenario):
+    # default: batch 1, hidden 8192, 80 layers, TP 4 over 450 GB/s:
+    # 2 × 80 × (2 × 3/4 × 8192 × 2 B / 450e9 B/s) = 8.738 µs
+    d = evaluate(scenario())["decode"]
+    assert_allclose(d["t_comm_ms"], 160 * 1.5 * 16384 / 450e9 * 1e3)
+    assert evaluate(scenario(gpus=1))["decode"]["t_comm_ms"] == 0
+
+
+def test_moe_weights_read_grow_from_active_to_total():
+    # Mixtral: 46.7 B total, 12.9 B active, 8 experts, 2 per token
+    read = roofline.params_read(np.array([1, 2, 16, 4096]), 46.7e9, 12.9e9, 8, 2)
+    assert_allclose(read[0], 12.9e9)
+    assert_allclose(roofline.experts_touched(2, 8, 2), 8 * (1 - 0.75**2))  # 3.5 experts
+    assert np.all(np.diff(read) > 0)
+    assert_allclose(read[-1], 46.7e9, rtol=1e-9)
+
+
+def test_sweep_over_4096_batches_is_one_call(scenario):
+    s = scenario(scenario="llama-8b-1xh100")
+    b = np.arange(1, 4097)
+    sw = sweep(s, b)
+    assert sw["t_step_s"].shape == (4096,)
+    assert set(np.unique(sw["bound"])) <= {"memory", "compute", "overhead"}
+
+
+def test_compute_bound_at_large_batch_for_a_small_model(scenario):
+    s = scenario(scenario="llama-3b-fp8-1xh100", context_tokens=0, batch=4096, cuda_graphs="none")
+    d = evaluate(s)["decode"]
+    assert d["bound"] == "compute"
+    # 2 × 3.21e9 × 4096 FLOP / 1979 TFLOPS
+    assert_allclose(d["t_compute_ms"], 2 * 3.21e9 * 4096 / (1979 * TERA) * 1e3)
+
+
+def test_pipelined_step_is_the_larger_of_gpu_and_launch(scenario):
+    s = scenario(scenario="seed-3b-4090", launch_model="pipelined", weights_dtype="int4")
+    d = evaluate(s)["decode"]
+    assert_allclose(d["t_step_ms"], max(1.5, 1.5) + 0.5)  # GPU 1.5 ms, launches 1.5 ms
+
+
+def test_efficiencies_scale_the_terms(scenario):
+    s = scenario(scenario="seed-3b-4090", bw_efficiency=0.75)
+    assert_allclose(evaluate(s)["decode"]["t_memory_ms"], 6.0 / 0.75)
