@@ -1,0 +1,138 @@
+"""The ``whatif`` CLI contract (SPEC 3): JSON sections, URLs, presets, bad input → exit 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from numpy.testing import assert_allclose
+
+from model.cli import main
+
+
+def run(*args):
+    proc = subprocess.run(
+        [sys.executable, "-m", "model", *args], capture_output=True, text=True, timeout=60
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_eval_json_has_the_spec_sections_and_names(capsys):
+    assert main(["eval", "--scenario", "seed-3b-4090", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"roofline", "decode", "memory"} <= set(out)
+    assert {"ridge_flop_per_byte", "arithmetic_intensity"} <= set(out["roofline"])
+    assert {
+        "t_memory_ms", "t_compute_ms", "t_launch_ms", "t_host_ms", "t_step_ms",
+        "tokens_per_s", "tokens_per_s_per_seq", "bound",
+    } <= set(out["decode"])
+    assert {"weights_gb", "kv_gb", "max_batch"} <= set(out["memory"])
+    # the seed's first row: 6 + 2 = 8 ms → 125 tok/s
+    assert_allclose(out["decode"]["t_step_ms"], 8.0)
+    assert_allclose(out["decode"]["tokens_per_s"], 125.0)
+
+
+@pytest.mark.parametrize(
+    ("sets", "t_step_ms"),
+    [
+        (["weights_dtype=int4"], 3.5),
+        (["cuda_graphs=full_decode_only"], 6.505),
+        (["weights_dtype=int4", "cuda_graphs=full_decode_only"], 2.005),
+    ],
+)
+def test_eval_seed_variants_through_a_subprocess(sets, t_step_ms):
+    args = ["eval", "--scenario", "seed-3b-4090", "--json"]
+    for s in sets:
+        args += ["--set", s]
+    rc, out, err = run(*args)
+    assert rc == 0, err
+    assert_allclose(json.loads(out)["decode"]["t_step_ms"], t_step_ms)
+
+
+def test_eval_yaml_file_with_overrides(tmp_path, capsys):
+    f = tmp_path / "s.yaml"
+    f.write_text("scenario: seed-3b-4090\nhardware:\n  hbm_bandwidth_tb_s: 2.0\n")
+    assert main(["eval", str(f), "--set", "batch=2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)["decode"]
+    assert_allclose(d["t_memory_ms"], 3.0)  # 6 GB at 2 TB/s
+
+
+def test_url_and_presets(capsys):
+    assert main(["url", "--scenario", "seed-3b-4090", "--set", "weights_dtype=int4",
+                 "--page", "roofline", "--base", "http://h:1"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "http://h:1/Roofline?scenario=seed-3b-4090&weights_dtype=int4"
+    )
+    assert main(["presets"]) == 0
+    listing = capsys.readouterr().out
+    assert "hardware:" in listing and "h100-sxm" in listing and "seed-3b-4090" in listing
+
+
+BAD = [
+    ("batch=-3", "batch"),
+    ("batch=abc", "batch"),
+    ("batch=1e309", "batch"),
+    ("batch=NaN", "batch"),
+    ("weights_dtype=fp3", "weights_dtype"),
+    ("hardware=nope", "h100-sxm"),  # the message lists the known ids
+    ("model.layers=0", "model.layers"),
+    ("nonsense_key=1", "unknown key"),
+    ("launch_us=0", "launch_us"),
+    ("launch_us=10000000", "launch_us"),
+    ("kernels=0", "kernels"),
+    ("cuda_graphs=sometimes", "cuda_graphs"),
+    ("capture_sizes=8,4", "capture_sizes"),
+    ("capture_sizes=1,1", "capture_sizes"),
+    ("capture_sizes=", "capture_sizes"),
+    ("capture_sizes=1,x", "capture_sizes"),
+    ("hardware.peak_tflops.fp3=1", "fp3"),
+    ("model.kv_heads=999", "kv_heads"),
+    ("bw_efficiency=inf", "bw_efficiency"),
+]
+
+
+@pytest.mark.parametrize(("setting", "named"), BAD)
+def test_bad_input_exits_2_with_one_line(setting, named, capsys):
+    assert main(["eval", "--set", setting]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("whatif: error: ")
+    assert named in err
+    assert "Traceback" not in err
+
+
+def test_unknown_hardware_lists_known_ids(capsys):
+    assert main(["eval", "--set", "hardware=nope"]) == 2
+    err = capsys.readouterr().err
+    assert "rtx-4090" in err and "mi300x" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("- a\n- b\n", "mapping"),
+        ("!!python/object:os.system {}\n", "not valid YAML"),
+        ("!!python/object/apply:os.system ['echo pwned']\n", "not valid YAML"),
+        ("batch: [1, 2\n", "not valid YAML"),
+        ("batch: 0\n", "batch"),
+        ("hardware: 7\n", "hardware"),
+    ],
+)
+def test_bad_yaml_files(tmp_path, text, named, capsys):
+    f = tmp_path / "bad.yaml"
+    f.write_text(text)
+    assert main(["eval", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert named in err and err.count("\n") == 1
+
+
+def test_missing_file_and_bad_usage(capsys):
+    assert main(["eval", "/no/such.yaml"]) == 2
+    assert main(["eval", "--set", "novalue"]) == 2
+    assert main(["frobnicate"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("whatif: error:") == 3 and "Traceback" not in err
+
+
+def test_console_script_matches_module(tmp_path):
+    rc, out, _ = run("eval", "--scenario", "default", "--json")
+    assert rc == 0 and json.loads(out)["scenario"] == "default"
