@@ -40,8 +40,14 @@ def test_roofline_shows_the_seed_figures():
     assert shown["Step time"] == "8.000 ms"
     assert shown["Aggregate tok/s"] == "125"
     assert shown["Bound"] == "memory"
-    shown = metrics(open_page("pages/1_Roofline.py", scenario="seed-3b-4090",
-                              weights_dtype="int4", cuda_graphs="full_decode_only"))
+    shown = metrics(
+        open_page(
+            "pages/1_Roofline.py",
+            scenario="seed-3b-4090",
+            weights_dtype="int4",
+            cuda_graphs="full_decode_only",
+        )
+    )
     assert shown["Step time"] == "2.005 ms"
 
 
@@ -76,7 +82,9 @@ def test_bad_links_warn_and_the_page_keeps_working(page, query, named):
 
 
 def test_good_keys_survive_beside_bad_ones():
-    at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090", batch="abc", weights_dtype="int4")
+    at = open_page(
+        "pages/1_Roofline.py", scenario="seed-3b-4090", batch="abc", weights_dtype="int4"
+    )
     assert metrics(at)["Step time"] == "3.500 ms"  # INT4 eager, batch left at the preset's 1
     assert any("batch" in w.value for w in at.warning)
 

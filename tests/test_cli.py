@@ -23,8 +23,14 @@ def test_eval_json_has_the_spec_sections_and_names(capsys):
     assert {"roofline", "decode", "memory"} <= set(out)
     assert {"ridge_flop_per_byte", "arithmetic_intensity"} <= set(out["roofline"])
     assert {
-        "t_memory_ms", "t_compute_ms", "t_launch_ms", "t_host_ms", "t_step_ms",
-        "tokens_per_s", "tokens_per_s_per_seq", "bound",
+        "t_memory_ms",
+        "t_compute_ms",
+        "t_launch_ms",
+        "t_host_ms",
+        "t_step_ms",
+        "tokens_per_s",
+        "tokens_per_s_per_seq",
+        "bound",
     } <= set(out["decode"])
     assert {"weights_gb", "kv_gb", "max_batch"} <= set(out["memory"])
     # the seed's first row: 6 + 2 = 8 ms → 125 tok/s
@@ -58,8 +64,22 @@ def test_eval_yaml_file_with_overrides(tmp_path, capsys):
 
 
 def test_url_and_presets(capsys):
-    assert main(["url", "--scenario", "seed-3b-4090", "--set", "weights_dtype=int4",
-                 "--page", "roofline", "--base", "http://h:1"]) == 0
+    assert (
+        main(
+            [
+                "url",
+                "--scenario",
+                "seed-3b-4090",
+                "--set",
+                "weights_dtype=int4",
+                "--page",
+                "roofline",
+                "--base",
+                "http://h:1",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip() == (
         "http://h:1/Roofline?scenario=seed-3b-4090&weights_dtype=int4"
     )

@@ -1,6 +1,10 @@
 """Chart builders: plain functions from core results to ``plotly.graph_objects.Figure``.
 
-No streamlit here, so every chart can be built and checked in a plain test.
+No streamlit here, so every chart can be built and checked in a plain test. Figures are built
+as one dict and validated once (``go.Figure(dict)``): trace-by-trace ``add_*`` calls cost
+tens of milliseconds per chart, which a page that reacts to every widget cannot afford. No
+template is set: Streamlit's theme styles the charts, and a named Plotly template alone costs
+~9 ms of validation per figure.
 """
 
 from __future__ import annotations
@@ -19,28 +23,48 @@ COLORS = {
     "host": "#9D755D",
     "tps": "#54A24B",
 }
-_LAYOUT = dict(
-    template="plotly_white",
-    margin=dict(l=60, r=30, t=50, b=40),
-    legend=dict(orientation="h", yanchor="top", y=-0.18, xanchor="left", x=0),
-    height=520,
-)
 
 
-def _log_vline(fig, x: float, text: str, line: dict, yanchor: str = "top") -> None:
-    """A vertical line on a log x axis: shapes take the value, annotations its log10."""
-    fig.add_vline(x=x, line=line)
-    fig.add_annotation(
-        x=float(np.log10(x)),
-        y=0.02 if yanchor == "bottom" else 0.98,
-        yref="paper",
-        text=text,
-        showarrow=False,
-        xanchor="left",
-        yanchor=yanchor,
-        font=dict(size=11),
-        bgcolor="rgba(255,255,255,0.7)",
-    )
+def _layout(title: str, **extra) -> dict:
+    return {
+        "title": {"text": title},
+        "margin": {"l": 60, "r": 30, "t": 50, "b": 40},
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
+        "height": 520,
+        **extra,
+    }
+
+
+def _log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[dict, dict]:
+    """A vertical line and its label on a log x axis (both placed at log10(x))."""
+    lx = float(np.log10(x))
+    shape = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": lx,
+        "x1": lx,
+        "y0": 0,
+        "y1": 1,
+        "line": line,
+    }
+    note = {
+        "x": lx,
+        "y": 0.02 if yanchor == "bottom" else 0.98,
+        "xref": "x",
+        "yref": "paper",
+        "text": text,
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": yanchor,
+        "font": {"size": 11},
+        "bgcolor": "rgba(255,255,255,0.7)",
+    }
+    return shape, note
+
+
+def _list(a) -> list:
+    return np.asarray(a, dtype=float).round(9).tolist()
 
 
 def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_dtype: str):
@@ -51,72 +75,100 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
     ai = sw["arithmetic_intensity"]
     lo = max(min(float(np.min(ai)) / 3, 0.1), 1e-3)
     hi = max(float(np.max(ai)) * 3, ridge * 6, 1e3)
-    x = np.geomspace(lo, hi, 200)
-    fig = go.Figure()
+    data = []
+
+    def roof(peak_tflops: float, bandwidth: float) -> tuple[list, list]:
+        knee = peak_tflops * TERA / bandwidth
+        xs = [lo, min(max(knee, lo), hi), hi]
+        return xs, [min(peak_tflops, bandwidth * x / TERA) for x in xs]
+
     for dtype, tflops in sorted(hw.peak_tflops.items(), key=lambda kv: kv[1]):
         mine = dtype == compute_dtype
-        fig.add_scatter(
-            x=x,
-            y=np.minimum(tflops * TERA, bw * x) / TERA,
-            mode="lines",
-            name=f"{dtype.upper()} roof ({tflops:g} TFLOPS)",
-            line=dict(width=3 if mine else 1.2, dash=None if mine else "dot"),
-            hovertemplate="AI %{x:.3g} FLOP/B<br>%{y:.4g} TFLOPS<extra>" + dtype + "</extra>",
+        xs, ys = roof(tflops, bw)
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "name": f"{dtype.upper()} roof ({tflops:g} TFLOPS)",
+                "line": {"width": 3 if mine else 1.2, "dash": "solid" if mine else "dot"},
+                "hovertemplate": "AI %{x:.3g} FLOP/B<br>%{y:.4g} TFLOPS<extra>"
+                + dtype
+                + "</extra>",
+            }
         )
     if s.bw_efficiency < 1 or s.flops_efficiency < 1:
-        peak = hw.peak_tflops[compute_dtype] * s.flops_efficiency
-        fig.add_scatter(
-            x=x,
-            y=np.minimum(peak * TERA, bw * s.bw_efficiency * x) / TERA,
-            mode="lines",
-            name="effective roof (efficiencies)",
-            line=dict(color="grey", dash="dash"),
+        xs, ys = roof(hw.peak_tflops[compute_dtype] * s.flops_efficiency, bw * s.bw_efficiency)
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "name": "effective roof (efficiencies)",
+                "line": {"color": "grey", "dash": "dash"},
+            }
         )
-    step_tflops = sw["flops"] / s.gpus / sw["t_step_s"] / TERA
-    fig.add_scatter(
-        x=ai,
-        y=sw["attained_flops"] / TERA,
-        mode="markers",
-        name="batch sweep (GPU time)",
-        marker=dict(size=6, color=np.log2(sw["batch"]), colorscale="Viridis", showscale=False),
-        customdata=sw["batch"],
-        hovertemplate="batch %{customdata:.0f}<br>AI %{x:.3g}<br>%{y:.4g} TFLOPS<extra></extra>",
+    batch = _list(sw["batch"])
+    hover = "batch %{customdata:.0f}<br>AI %{x:.3g}<br>%{y:.4g} TFLOPS<extra></extra>"
+    data.append(
+        {
+            "type": "scatter",
+            "x": _list(ai),
+            "y": _list(sw["attained_flops"] / TERA),
+            "mode": "markers",
+            "name": "batch sweep (GPU time)",
+            "customdata": batch,
+            "marker": {"size": 6, "color": _list(np.log2(sw["batch"])), "colorscale": "Viridis"},
+            "hovertemplate": hover,
+        }
     )
-    fig.add_scatter(
-        x=ai,
-        y=step_tflops,
-        mode="markers",
-        name="batch sweep (whole step)",
-        marker=dict(size=5, symbol="circle-open", color="grey"),
-        customdata=sw["batch"],
-        hovertemplate="batch %{customdata:.0f}<br>AI %{x:.3g}<br>%{y:.4g} TFLOPS<extra></extra>",
+    data.append(
+        {
+            "type": "scatter",
+            "x": _list(ai),
+            "y": _list(sw["flops"] / s.gpus / sw["t_step_s"] / TERA),
+            "mode": "markers",
+            "name": "batch sweep (whole step)",
+            "customdata": batch,
+            "marker": {"size": 5, "symbol": "circle-open", "color": "grey"},
+            "hovertemplate": hover,
+        }
     )
-    fig.add_scatter(
-        x=[ai[current]],
-        y=[sw["attained_flops"][current] / TERA],
-        mode="markers+text",
-        name=f"batch {int(sw['batch'][current])}",
-        text=[f"batch {int(sw['batch'][current])}"],
-        textposition="top left",
-        marker=dict(size=16, symbol="star", color="crimson"),
+    b_now = int(sw["batch"][current])
+    data.append(
+        {
+            "type": "scatter",
+            "x": [float(ai[current])],
+            "y": [float(sw["attained_flops"][current] / TERA)],
+            "mode": "markers+text",
+            "name": f"batch {b_now}",
+            "text": [f"batch {b_now}"],
+            "textposition": "top left",
+            "marker": {"size": 16, "symbol": "star", "color": "crimson"},
+        }
     )
-    _log_vline(
-        fig,
+    shape, note = _log_vline(
         ridge,
         f"ridge {ridge:.0f} FLOP/B ({compute_dtype})",
-        dict(color="black", dash="dash", width=1),
+        {"color": "black", "dash": "dash", "width": 1},
         yanchor="bottom",
     )
-    fig.update_xaxes(type="log", title="arithmetic intensity [FLOP/byte]")
-    fig.update_yaxes(type="log", title="attainable per GPU [TFLOPS]")
-    fig.update_layout(title="Roofline of decode", **_LAYOUT)
-    return fig
+    layout = _layout(
+        "Roofline of decode",
+        xaxis={"type": "log", "title": {"text": "arithmetic intensity [FLOP/byte]"}},
+        yaxis={"type": "log", "title": {"text": "attainable per GPU [TFLOPS]"}},
+        shapes=[shape],
+        annotations=[note],
+    )
+    return go.Figure({"data": data, "layout": layout})
 
 
 def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | None):
     """Stacked step time per batch (memory / compute / all-reduce / launch / host), tok/s on a
     second axis, the ridge batch and the current batch marked."""
-    b = sw["batch"]
+    b = _list(sw["batch"])
     roof = sw["t_gpu_s"] - sw["t_comm_s"]
     mem_bound = sw["t_memory_s"] >= sw["t_compute_s"]
     launch_visible = np.maximum(sw["t_step_s"] - sw["t_gpu_s"] - sw["t_host_s"], 0.0)
@@ -127,47 +179,61 @@ def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | N
         ("launch", launch_visible, COLORS["launch"]),
         ("host", sw["t_host_s"], COLORS["host"]),
     ]
-    fig = go.Figure()
-    for name, values, color in parts:
-        if not np.any(values > 0):
-            continue
-        fig.add_scatter(
-            x=b,
-            y=values / MS,
-            name=name,
-            stackgroup="step",
-            mode="lines",
-            line=dict(width=0.5, color=color),
-            fillcolor=color,
-            hovertemplate="batch %{x:.0f}<br>%{y:.3f} ms<extra>" + name + "</extra>",
-        )
-    fig.add_scatter(
-        x=b,
-        y=sw["tokens_per_s"],
-        name="tok/s (aggregate)",
-        yaxis="y2",
-        mode="lines",
-        line=dict(color=COLORS["tps"], width=3),
-        hovertemplate="batch %{x:.0f}<br>%{y:,.0f} tok/s<extra></extra>",
+    data = [
+        {
+            "type": "scatter",
+            "x": b,
+            "y": _list(values / MS),
+            "name": name,
+            "stackgroup": "step",
+            "mode": "lines",
+            "line": {"width": 0.5, "color": color},
+            "fillcolor": color,
+            "hovertemplate": "batch %{x:.0f}<br>%{y:.3f} ms<extra>" + name + "</extra>",
+        }
+        for name, values, color in parts
+        if np.any(values > 0)
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "x": b,
+            "y": _list(sw["tokens_per_s"]),
+            "name": "tok/s (aggregate)",
+            "yaxis": "y2",
+            "mode": "lines",
+            "line": {"color": COLORS["tps"], "width": 3},
+            "hovertemplate": "batch %{x:.0f}<br>%{y:,.0f} tok/s<extra></extra>",
+        }
     )
-    _log_vline(fig, current_batch, f"batch {current_batch}", dict(color="crimson", width=1.5))
-    if ridge_batch is not None:
-        _log_vline(
-            fig,
+    shapes, notes = [], []
+    for x, text, line in [
+        (current_batch, f"batch {current_batch}", {"color": "crimson", "width": 1.5}),
+        (
             ridge_batch,
-            f"ridge ≈ batch {ridge_batch:.0f}",
-            dict(color="black", dash="dash", width=1),
-        )
-    fig.update_layout(
-        title="Step time composition across a batch sweep",
-        xaxis=dict(type="log", title="batch (concurrent sequences)"),
-        yaxis=dict(title="step time [ms]", rangemode="tozero"),
-        yaxis2=dict(
-            title="tokens/s", overlaying="y", side="right", rangemode="tozero", showgrid=False
+            f"ridge ≈ batch {ridge_batch or 0:.0f}",
+            {"color": "black", "dash": "dash", "width": 1},
         ),
-        **_LAYOUT,
+    ]:
+        if x is not None:
+            shape, note = _log_vline(x, text, line)
+            shapes.append(shape)
+            notes.append(note)
+    layout = _layout(
+        "Step time composition across a batch sweep",
+        xaxis={"type": "log", "title": {"text": "batch (concurrent sequences)"}},
+        yaxis={"title": {"text": "step time [ms]"}, "rangemode": "tozero"},
+        yaxis2={
+            "title": {"text": "tokens/s"},
+            "overlaying": "y",
+            "side": "right",
+            "rangemode": "tozero",
+            "showgrid": False,
+        },
+        shapes=shapes,
+        annotations=notes,
     )
-    return fig
+    return go.Figure({"data": data, "layout": layout})
 
 
 def memory_figure(mem: dict):
@@ -175,40 +241,53 @@ def memory_figure(mem: dict):
     total = mem["hbm_per_gpu_gb"]
     usable = mem["usable_per_gpu_gb"]
     kv = mem["kv_per_gpu_gb"]
+    free = max(usable - mem["weights_per_gpu_gb"] - mem["graph_memory_gb"] - kv, 0.0)
     parts = [
         ("weights", mem["weights_per_gpu_gb"], COLORS["memory"]),
         ("CUDA graphs", mem["graph_memory_gb"], COLORS["launch"]),
         ("KV cache (this batch)", kv, COLORS["compute"]),
-        (
-            "free for more KV",
-            max(usable - mem["weights_per_gpu_gb"] - mem["graph_memory_gb"] - kv, 0.0),
-            "#D3D3D3",
-        ),
+        ("free for more KV", free, "#D3D3D3"),
         ("reserved (1 − utilisation)", total - usable, "#EEEEEE"),
     ]
-    fig = go.Figure()
-    for name, value, color in parts:
-        fig.add_bar(
-            y=["per GPU"],
-            x=[value],
-            name=name,
-            orientation="h",
-            marker_color=color,
-            hovertemplate=f"{name}: %{{x:.2f}} GB<extra></extra>",
-        )
-    fig.add_vline(
-        x=total,
-        line=dict(color="black", width=1),
-        annotation_text=f"{total:g} GB",
-        annotation_position="top",
-    )
-    fig.update_layout(
-        barmode="stack",
-        height=200,
-        template="plotly_white",
-        margin=dict(l=60, r=30, t=40, b=40),
-        xaxis_title="GB",
-        legend=dict(orientation="h", y=-0.6),
-        title="HBM per GPU",
-    )
-    return fig
+    data = [
+        {
+            "type": "bar",
+            "y": ["per GPU"],
+            "x": [value],
+            "name": name,
+            "orientation": "h",
+            "marker": {"color": color},
+            "hovertemplate": f"{name}: %{{x:.2f}} GB<extra></extra>",
+        }
+        for name, value, color in parts
+    ]
+    layout = {
+        "margin": {"l": 60, "r": 30, "t": 40, "b": 40},
+        "xaxis": {"title": {"text": "GB"}},
+        "legend": {"orientation": "h", "y": -0.6},
+        "title": {"text": "HBM per GPU"},
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": total,
+                "x1": total,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": "black", "width": 1},
+            }
+        ],
+        "annotations": [
+            {
+                "x": total,
+                "y": 1,
+                "xref": "x",
+                "yref": "paper",
+                "showarrow": False,
+                "text": f"{total:g} GB",
+                "yanchor": "bottom",
+            }
+        ],
+    }
+    return go.Figure({"data": data, "layout": layout})

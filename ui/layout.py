@@ -29,22 +29,32 @@ def fmt(value: float, digits: int = 3) -> str:
 
 
 def downloads(s: Scenario, tables: dict[str, pd.DataFrame], stem: str) -> None:
-    """Download buttons: the scenario as YAML and each table as CSV."""
+    """Download buttons: the scenario as YAML and each table as CSV.
+
+    The files are made only when a button is clicked (a callable ``data``), so the page's
+    run does not pay for YAML and CSV text nobody asked for.
+    """
     cols = st.columns(1 + len(tables))
     cols[0].download_button(
         "Scenario (YAML)",
-        codecs.to_yaml(s),
+        lambda: codecs.to_yaml(s),
         file_name=f"{stem}-scenario.yaml",
         mime="application/x-yaml",
         width="stretch",
+        on_click="ignore",
     )
     for col, (name, frame) in zip(cols[1:], tables.items(), strict=True):
-        buf = io.StringIO()
-        frame.to_csv(buf, index=False)
         col.download_button(
             f"{name} (CSV)",
-            buf.getvalue(),
+            lambda frame=frame: _csv(frame),
             file_name=f"{stem}-{name.lower().replace(' ', '-')}.csv",
             mime="text/csv",
             width="stretch",
+            on_click="ignore",
         )
+
+
+def _csv(frame: pd.DataFrame) -> str:
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue()

@@ -1,0 +1,213 @@
+"""Fixtures for the real-browser tests: a live ``streamlit run`` server and headless Chromium.
+
+Every test under ``tests/browser`` is marked ``browser``. Without ``/usr/bin/chromium`` the
+tests are skipped, except on CI (``CI=true``), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BROWSER_DIR = Path(__file__).resolve().parent
+WAIT_MS = 30_000
+SERVER_START_S = 60.0
+SERVER_STOP_S = 10.0
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if BROWSER_DIR in Path(str(item.path)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def require_chromium() -> None:
+    """Skip (or, with ``CI=true``, fail) when Debian's Chromium is missing."""
+    if os.path.exists(CHROMIUM):
+        return
+    reason = f"{CHROMIUM} not found: the real-browser tests need Debian's chromium"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason + " (CI=true, where it must be installed)", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _chromium_present() -> None:
+    require_chromium()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.status == 200 and resp.read().decode().strip() == "ok"
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Run ``streamlit run app.py`` on a free loopback port; yield its base URL."""
+    require_chromium()
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    log = open(log_path, "wb")  # noqa: SIM115 - closed in the finally below
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while not _healthy(f"{base}/_stcore/health"):
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"streamlit exited with {proc.returncode} before answering; see {log_path}",
+                    pytrace=False,
+                )
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"streamlit did not answer {base}/_stcore/health within "
+                    f"{SERVER_START_S:.0f} s; see {log_path}",
+                    pytrace=False,
+                )
+            time.sleep(0.25)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=SERVER_STOP_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=SERVER_STOP_S)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium through Playwright's sync API."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture()
+def page(browser, app_url):
+    """A fresh browser context and page per test (viewport 1400x1000)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(WAIT_MS)
+    pg = context.new_page()
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+def wait_idle(page, timeout_ms: int = WAIT_MS) -> None:
+    """Wait until Streamlit shows no 'Running' status (the script run has finished)."""
+    page.wait_for_function(
+        """() => {
+            const w = document.querySelector('[data-testid="stStatusWidget"]');
+            return !w || !/Running/i.test(w.innerText || '');
+        }""",
+        timeout=timeout_ms,
+    )
+
+
+def _read_metrics(page) -> dict[str, str]:
+    return page.evaluate(
+        """() => {
+            const out = {};
+            for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+                const l = m.querySelector('[data-testid="stMetricLabel"]');
+                const v = m.querySelector('[data-testid="stMetricValue"]');
+                if (l && v) out[l.innerText.trim()] = v.innerText.trim();
+            }
+            return out;
+        }"""
+    )
+
+
+def metrics(page, timeout_ms: int = WAIT_MS, settle_ms: int = 300) -> dict[str, str]:
+    """The page's ``st.metric`` values by label, once the run has finished and they are stable.
+
+    Waits for at least one metric, for the status widget to stop showing 'Running', and for
+    two reads ``settle_ms`` apart to agree; all bounded by ``timeout_ms``.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    page.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=timeout_ms)
+    previous: dict[str, str] | None = None
+    while True:
+        remaining = max(1, int((deadline - time.monotonic()) * 1000))
+        wait_idle(page, remaining)
+        current = _read_metrics(page)
+        if current and current == previous:
+            return current
+        if time.monotonic() > deadline:
+            raise AssertionError(f"metrics did not settle within {timeout_ms} ms: {current}")
+        previous = current
+        page.wait_for_timeout(settle_ms)
+
+
+def wait_metrics(page, predicate, timeout_ms: int = WAIT_MS) -> dict[str, str]:
+    """Poll :func:`metrics` until ``predicate(values)`` holds; bounded by ``timeout_ms``."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        remaining = max(1000, int((deadline - time.monotonic()) * 1000))
+        current = metrics(page, remaining)
+        if predicate(current):
+            return current
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"metrics never met the condition within {timeout_ms} ms: {current}"
+            )
+        page.wait_for_timeout(300)
+
+
+def assert_no_exception(page) -> None:
+    """No Streamlit exception box anywhere on the page."""
+    boxes = page.locator('[data-testid="stException"]')
+    assert boxes.count() == 0, f"{page.url} shows an exception: {boxes.first.inner_text()}"

@@ -1,0 +1,144 @@
+"""Share links in a real browser: a link reopens exactly its view, widget changes write the
+URL, the scenario survives moving between pages, and bad links warn instead of crashing.
+
+The expected figures come from the CLI (``python -m model eval --json``) or from the seed's
+3B-on-4090 table (BF16 eager 8.0 ms / 125 tok/s, INT4 + graphs 2.005 ms / ~499 tok/s).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+
+from .conftest import (
+    REPO_ROOT,
+    WAIT_MS,
+    assert_no_exception,
+    metrics,
+    require_chromium,
+    wait_idle,
+    wait_metrics,
+)
+
+require_chromium()
+
+SEED = "seed-3b-4090"
+
+
+def cli_decode(*overrides: str) -> dict:
+    """The CLI's decode figures for the seed scenario with ``key=value`` overrides."""
+    cmd = [sys.executable, "-m", "model", "eval", "--scenario", SEED, "--json"]
+    for item in overrides:
+        cmd += ["--set", item]
+    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["decode"]
+
+
+def sig3(value: float) -> str:
+    """Three significant digits with thousands separators (how the pages print tok/s)."""
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def open_page(page, url: str) -> dict[str, str]:
+    """Go to ``url``, wait for the run to finish, check for exceptions, return the metrics."""
+    page.goto(url, wait_until="domcontentloaded")
+    values = metrics(page)
+    assert_no_exception(page)
+    return values
+
+
+def sidebar_share_link(page) -> str:
+    return page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
+
+
+def warning_text(page) -> str:
+    alerts = page.locator('[data-testid="stAlertContainer"], [data-testid="stAlert"]')
+    alerts.first.wait_for(state="visible", timeout=WAIT_MS)
+    return "\n".join(alerts.all_inner_texts())
+
+
+def wait_url(page, pattern: str) -> None:
+    page.wait_for_url(re.compile(pattern), timeout=WAIT_MS)
+
+
+def test_seed_link_opens_bf16_eager_row_of_the_seed_table(page, app_url):
+    values = open_page(page, f"{app_url}/Roofline?scenario={SEED}")
+    assert values["Step time"] == "8.000 ms"
+    assert values["Aggregate tok/s"] == "125"
+    assert values["Per-sequence tok/s"] == "125"
+    assert values["Bound"] == "memory"
+    for label in ("AI vs ridge", "Max batch in HBM"):
+        assert label in values
+
+
+def test_share_link_with_overrides_matches_the_cli(page, app_url):
+    overrides = ("weights_dtype=int4", "cuda_graphs=full_decode_only")
+    values = open_page(page, f"{app_url}/Roofline?scenario={SEED}&" + "&".join(overrides))
+    assert values["Step time"] == "2.005 ms"
+    dec = cli_decode(*overrides)
+    assert values["Step time"] == f"{dec['t_step_ms']:.3f} ms"
+    assert values["Aggregate tok/s"] == sig3(dec["tokens_per_s"]) == "499"
+    share = sidebar_share_link(page)
+    assert "weights_dtype=int4" in share and "cuda_graphs=full_decode_only" in share
+
+
+def test_changing_batch_writes_the_url_and_updates_the_metrics(page, app_url):
+    before = open_page(page, f"{app_url}/Roofline?scenario={SEED}")
+    assert before["Aggregate tok/s"] == "125"
+    batch = page.locator('[data-testid="stSidebar"]').get_by_label("Batch", exact=True)
+    batch.fill("8")
+    batch.press("Enter")
+    wait_url(page, r"[?&]batch=8(&|$)")
+    after = wait_metrics(page, lambda v: v.get("Aggregate tok/s") != before["Aggregate tok/s"])
+    assert after["Aggregate tok/s"] == sig3(cli_decode("batch=8")["tokens_per_s"])
+    assert after["Step time"] == f"{cli_decode('batch=8')['t_step_ms']:.3f} ms"
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while "batch=8" not in sidebar_share_link(page) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert "batch=8" in sidebar_share_link(page)
+    assert_no_exception(page)
+
+
+def test_scenario_survives_moving_between_pages(page, app_url):
+    dec = cli_decode("batch=4")
+    step, agg = f"{dec['t_step_ms']:.3f} ms", sig3(dec["tokens_per_s"])
+    roofline = open_page(page, f"{app_url}/Roofline?scenario={SEED}&batch=4")
+    assert (roofline["Step time"], roofline["Aggregate tok/s"]) == (step, agg)
+
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav.get_by_role("link", name="app", exact=True).click()
+    landing = wait_metrics(page, lambda v: "AI / ridge [FLOP/B]" in v)
+    assert_no_exception(page)
+    assert landing["Step time"] == roofline["Step time"]
+    assert landing["Aggregate tok/s"] == agg
+    wait_url(page, rf"[?&]scenario={SEED}(&|$)")
+    wait_idle(page)
+    assert f"scenario={SEED}" in page.url and "batch=4" in page.url
+
+    nav.get_by_role("link", name="Roofline", exact=True).click()
+    back = wait_metrics(page, lambda v: "AI vs ridge" in v)
+    assert_no_exception(page)
+    assert (back["Step time"], back["Aggregate tok/s"]) == (step, agg)
+    wait_url(page, r"/Roofline\?(.*&)?batch=4(&|$)")
+
+
+def test_bad_url_values_warn_by_key_and_the_page_still_renders(page, app_url):
+    values = open_page(page, f"{app_url}/Roofline?batch=abc&weights_dtype=fp3")
+    text = warning_text(page)
+    assert "batch" in text
+    assert "weights_dtype" in text
+    assert values.get("Aggregate tok/s")
+    assert "Step time" in values
+
+
+def test_oversized_query_string_warns_and_the_page_still_renders(page, app_url):
+    values = open_page(page, f"{app_url}/Roofline?x=" + "a" * 10_000)
+    text = warning_text(page).lower()
+    assert "query string" in text or "url" in text, text
+    assert values.get("Aggregate tok/s")
+    assert "Step time" in values
+    assert_no_exception(page)
