@@ -36,4 +36,4 @@ c[3].metric(
     "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
-st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon="📈")
+st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")

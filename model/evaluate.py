@@ -216,7 +216,16 @@ def roofline_lens(s: Scenario) -> dict:
     sw = sweep(s, grid)
     table = seed_table(s)
     bf16 = table[0]
-    fraction = bf16["t_hbm_ms"] / bf16["t_step_ms"]
+    # f is the share of the BF16 eager step spent reading the weights (what INT4 shrinks);
+    # KV reads, compute, launches and host work are the part Amdahl leaves alone
+    eager = s.model_copy(update={"weights_dtype": "bf16", "cuda_graphs": "none"})
+    one = sweep(eager, [s.batch])
+    t_weights = (
+        float(one["weights_read_bytes"][0])
+        / s.gpus
+        / (s.hardware.hbm_bandwidth_tb_s * 1e12 * s.bw_efficiency)
+    )
+    fraction = min(t_weights / float(one["t_step_s"][0]), 1.0)
     return {
         "figures": figures,
         "sweep": sw,

@@ -94,10 +94,16 @@ a.dataframe(
     ),
     hide_index=True,
     width="stretch",
+    column_config={
+        c: st.column_config.NumberColumn(format="%.3f")
+        for c in ("T_HBM [ms]", "T_fixed [ms]", "T_step [ms]", "vs BF16 eager")
+    }
+    | {"tok/s": st.column_config.NumberColumn(format="%.1f")},
 )
 am = lens["amdahl"]
 b.markdown(
-    f"**Amdahl's estimate for INT4.** Weights are f = {am['fraction']:.0%} of the BF16 eager "
+    f"**Amdahl's estimate for INT4.** Reading the weights is f = {am['fraction']:.0%} of the "
+    "BF16 eager "
     f"step; speeding them up {am['weights_speedup']:.0f}× gives 1 / ((1 − f) + f/4) = "
     f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
 )
@@ -107,7 +113,10 @@ sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
 breakdown = pd.DataFrame(
     [(sec, k, v) for sec in ("roofline", "decode", "memory") for k, v in fig[sec].items()],
     columns=["section", "figure", "value"],
-).astype({"value": str})
-st.dataframe(breakdown, hide_index=True, width="stretch", height=300)
+)
+shown = breakdown.assign(
+    value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
+)
+st.dataframe(shown, hide_index=True, width="stretch", height=300)
 downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

@@ -36,14 +36,15 @@ def _layout(title: str, **extra) -> dict:
 
 
 def _log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[dict, dict]:
-    """A vertical line and its label on a log x axis (both placed at log10(x))."""
+    """A vertical line and its label on a log x axis. Plotly places shapes at the data value
+    and annotations at its log10 (checked in Chromium)."""
     lx = float(np.log10(x))
     shape = {
         "type": "line",
         "xref": "x",
         "yref": "paper",
-        "x0": lx,
-        "x1": lx,
+        "x0": x,
+        "x1": x,
         "y0": 0,
         "y1": 1,
         "line": line,
@@ -262,6 +263,8 @@ def memory_figure(mem: dict):
         for name, value, color in parts
     ]
     layout = {
+        "barmode": "stack",
+        "height": 220,
         "margin": {"l": 60, "r": 30, "t": 40, "b": 40},
         "xaxis": {"title": {"text": "GB"}},
         "legend": {"orientation": "h", "y": -0.6},
