@@ -151,3 +151,25 @@ def from_yaml(text: str, *, strict: bool = True) -> Scenario:
     """A scenario from YAML text (a mapping of public keys; nested or dotted specs)."""
     scenario, _ = resolve(yaml_items(text), strict=strict)
     return scenario
+
+
+MAX_YAML_BYTES = 100_000
+
+
+def from_yaml_upload(data: bytes) -> tuple[Scenario | None, list[ScenarioError]]:
+    """A scenario from an uploaded YAML file, leniently: bad keys are reported and dropped.
+
+    Returns ``(None, [error])`` when the file as a whole is unusable (too large, not UTF-8
+    text, not YAML, not a mapping, a Python tag).
+    """
+    if len(data) > MAX_YAML_BYTES:
+        return None, [ScenarioError("YAML file", f"{len(data)} bytes; at most {MAX_YAML_BYTES}")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, [ScenarioError("YAML file", "not UTF-8 text (is it a binary file?)")]
+    try:
+        items = yaml_items(text, "YAML file")
+    except ScenarioError as err:
+        return None, [err]
+    return resolve(items, strict=False)

@@ -140,3 +140,23 @@ gpus: 1
 def test_float_text_is_exact():
     for x in (0.1, 1 / 3, 3.35, 1e-7, 989.0):
         assert float(codecs._text(x)) == x and not math.isnan(x)
+
+
+def test_yaml_upload_bad_files_are_refused_with_a_message():
+    cases = [
+        (b"- a\n- b\n", "mapping"),
+        (b"!!python/object/apply:os.system ['echo pwned']\n", "not valid YAML"),
+        (b"\xff\xfe\x00binary", "UTF-8"),
+        (b"batch: 1\n" + b"#" * 200_000, "at most"),
+    ]
+    for data, words in cases:
+        scenario, errors = codecs.from_yaml_upload(data)
+        assert scenario is None and words in str(errors[0])
+
+
+def test_yaml_upload_keeps_good_keys_beside_bad_ones():
+    scenario, errors = codecs.from_yaml_upload(
+        b"scenario: seed-3b-4090\nbatch: abc\nweights_dtype: int4\n"
+    )
+    assert scenario.weights_dtype == "int4" and scenario.batch == 1
+    assert [e.key for e in errors] == ["batch"]

@@ -9,6 +9,7 @@ import streamlit as st
 
 from model import codecs
 from model.errors import ScenarioError
+from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
@@ -33,7 +34,18 @@ def _on_preset(kind: str) -> None:
 
 def _on_scenario() -> None:
     name = st.session_state["w_scenario"]
-    state.write_scenario(state.resolve([("scenario", name)] if name != DEFAULTS_LABEL else [])[0])
+    state.write_scenario(resolve([("scenario", name)] if name != DEFAULTS_LABEL else [])[0])
+
+
+def _on_yaml_upload() -> None:
+    upload = st.session_state.get("w_yaml")
+    if upload is None:
+        return
+    scenario, errors = codecs.from_yaml_upload(upload.getvalue())
+    if scenario is not None:
+        state.write_scenario(scenario)
+    if errors:
+        st.session_state["_whatif_widget_errors"] = [str(e) for e in errors]
 
 
 def _sync(key: str, value: Any) -> str:
@@ -202,11 +214,20 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             on_change=_on_field,
             args=("hardware.hbm_bandwidth_tb_s",),
         )
+    with sb.expander("Load a scenario YAML"):
+        st.file_uploader(
+            "Scenario YAML",
+            type=["yaml", "yml"],
+            key="w_yaml",
+            on_change=_on_yaml_upload,
+            help="A mapping of the public keys (as downloaded from any page). Read with "
+            "yaml.safe_load only; at most 100 kB.",
+        )
     share = codecs.to_url(s, page=page, base=state.base_url())
     sb.markdown("**Share link** (exactly this view)")
     sb.code(share, language=None, wrap_lines=True)
     if sb.button("Reset to the scenario's preset", width="stretch"):
-        state.write_scenario(state.resolve([("scenario", s.scenario)] if s.scenario else [])[0])
+        state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 
 from model import codecs
 from model.errors import ScenarioError
-from model.overrides import resolve  # noqa: F401 - re-exported for the sidebar
+from model.overrides import resolve
 from model.scenario import Scenario
 
 SESSION_PARAMS = "_whatif_params"
