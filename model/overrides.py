@@ -238,7 +238,7 @@ def _unknown_key_text(key: str) -> str:
     )
 
 
-def _apply_spec(state: dict, kind: str, value: Any, errors: list[tuple[str, Any]]) -> list:
+def _apply_spec(state: dict, kind: str, value: Any) -> list:
     """``hardware``/``model`` given a preset id or an inline mapping; returns dotted leftovers."""
     getter = get_hardware if kind == "hardware" else get_model
     if isinstance(value, str):
@@ -326,35 +326,16 @@ def resolve(
         fail(ScenarioError("", f"{len(pairs)} keys given; at most {MAX_ITEMS} are accepted"))
         pairs = pairs[:0]
 
-    # 1. the base
-    base_names = [v for k, v in pairs if k == "scenario"]
-    state = None
-    base_name = None
-    if base_names:
-        try:
-            state = _base_state(base_names[-1])
-            base_name = state.get("scenario")
-        except ScenarioError as err:
-            fail(err)
-    if state is None:
-        state = built_in_defaults().model_dump()
-
-    # 2. presets and inline specs, then 3. every other key
-    rest: list[tuple[str, Any]] = []
-    for kind in ("hardware", "model"):
-        for key, value in pairs:
-            if key == kind:
-                try:
-                    rest.extend(_apply_spec(state, kind, _check_value(key, value), errors))
-                except ScenarioError as err:
-                    fail(err)
-    rest = rest + [(k, v) for k, v in pairs if k not in ("scenario", "hardware", "model")]
+    state, leftovers = _start(pairs, fail)
+    base_name = state.get("scenario")
+    rest = leftovers + [(k, v) for k, v in pairs if k not in ("scenario", "hardware", "model")]
 
     applied: list[tuple[str, Any]] = []
     for key, value in rest:
         trial = copy.deepcopy(state)
         try:
-            _set(trial, key, _check_value(key, value))
+            value = _check_value(key, value)
+            _set(trial, key, value)
         except ScenarioError as err:
             fail(err)
             continue
@@ -384,8 +365,33 @@ def resolve(
                 return Scenario.model_validate(fallback), errors
             bad = {k for k, _ in culprits}
             applied = [(k, v) for k, v in applied if k not in bad]
-            state = _replay(base_names, pairs, applied)
+            state, _ = _start(pairs, lambda err: None)
+            for key, value in applied:
+                _set(state, key, value)
     return built_in_defaults(), errors  # pragma: no cover - loop always returns
+
+
+def _start(pairs: list[tuple[str, Any]], fail) -> tuple[dict, list[tuple[str, Any]]]:
+    """Steps 1 and 2: the base scenario's state, then the hardware/model presets or inline
+    specs. Returns the state and the dotted keys an inline spec leaves for step 3."""
+    state = None
+    base_names = [v for k, v in pairs if k == "scenario"]
+    if base_names:
+        try:
+            state = _base_state(base_names[-1])
+        except ScenarioError as err:
+            fail(err)
+    if state is None:
+        state = built_in_defaults().model_dump()
+    leftovers: list[tuple[str, Any]] = []
+    for kind in ("hardware", "model"):
+        for key, value in pairs:
+            if key == kind:
+                try:
+                    leftovers.extend(_apply_spec(state, kind, _check_value(key, value)))
+                except ScenarioError as err:
+                    fail(err)
+    return state, leftovers
 
 
 def _matches(key: str, loc: tuple) -> bool:
@@ -393,27 +399,3 @@ def _matches(key: str, loc: tuple) -> bool:
     lparts = tuple(str(p) for p in loc if not isinstance(p, int))
     n = min(len(kparts), len(lparts))
     return kparts[:n] == lparts[:n]
-
-
-def _replay(base_names, pairs, applied) -> dict:
-    """Rebuild the state from the base with only the ``applied`` keys that survived."""
-    state = None
-    if base_names:
-        try:
-            state = _base_state(base_names[-1])
-        except ScenarioError:
-            state = None
-    if state is None:
-        state = built_in_defaults().model_dump()
-    for kind in ("hardware", "model"):
-        for key, value in pairs:
-            if key == kind:
-                try:
-                    _apply_spec(state, kind, value, [])
-                except ScenarioError:
-                    pass
-    for key, value in applied:
-        _set(state, key, value)
-    name = state.get("scenario")
-    state["scenario"] = name
-    return state

@@ -17,7 +17,9 @@ from model.units import PEAK_DTYPES, WeightsDtype
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
-Text = Annotated[str, Field(min_length=1, max_length=120)]
+Text = Annotated[
+    str, Field(min_length=1, max_length=120, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")
+]  # no control characters
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 CudaGraphs = Literal["none", "piecewise", "full_decode_only", "full_and_piecewise"]
 LaunchModel = Literal["additive", "pipelined"]
