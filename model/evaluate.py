@@ -25,7 +25,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     """
     hw, m = s.hardware, s.model
     b = np.asarray(batch, dtype=float)
-    bpp = BYTES_PER_PARAM[s.weights_dtype]
+    bpp = s.bytes_per_param
     cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
     peak = hw.peak_tflops[cdtype] * TERA
     bw = hw.hbm_bandwidth_tb_s * 1e12
@@ -92,7 +92,7 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``)."""
     m, hw = s.model, s.hardware
     batch = s.batch if batch is None else batch
-    weights = m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype]
+    weights = m.params_b * 1e9 * s.bytes_per_param
     kv_tok = roofline.kv_bytes_per_token(
         m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
     )
@@ -159,7 +159,78 @@ def evaluate(s: Scenario) -> dict:
             "tokens_per_s_per_seq": 1.0 / t_step,
             "bound": str(one["bound"]),
         },
+        "launch": launch_figures(s),
         "memory": memory_figures(s),
+    }
+
+
+def graph_mode(s: Scenario) -> str:
+    """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or vLLM's default
+    (``full_and_piecewise``) when the scenario runs eager."""
+    return s.cuda_graphs if s.cuda_graphs != "none" else "full_and_piecewise"
+
+
+def _at(s: Scenario, batch: int, **update) -> dict:
+    """One batch of ``sweep`` for a variant of ``s``, as floats (``bound`` as text)."""
+    v = s.model_copy(update=update) if update else s
+    return {k: (str(a[0]) if k == "bound" else float(a[0])) for k, a in sweep(v, [batch]).items()}
+
+
+def launch_figures(s: Scenario) -> dict:
+    """The ``launch`` section of ``whatif eval --json`` (SPEC 4.2).
+
+    ``t_step_eager_ms`` runs the scenario with ``cuda_graphs=none``; ``t_step_graph_ms`` with
+    the graphs mode named in ``graph_mode`` (the scenario's own, or ``full_and_piecewise``
+    when the scenario is eager), padded to its bucket. ``padded_batch`` and ``padding_waste``
+    describe that graph step; ``graphs_captured``, ``capture_s`` and ``graph_memory_gb`` what
+    the scenario as configured pays at start-up (zero when eager).
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order* (800 launches, 4.0 ms, 250 tok/s).
+    .. [2] Seed: CUDA graphs Q&A (N = 430, τ = 5 µs: 1.36× at 5.5 GiB, 1.14× at 14.2 GiB).
+    """
+    m = s.model
+    tau = s.launch_us * US
+    n = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
+    mode = graph_mode(s)
+    eager = _at(s, s.batch, cuda_graphs="none")
+    graph = _at(s, s.batch, cuda_graphs=mode)
+    own = graph if s.cuda_graphs == mode else eager
+    t_launch_eager = float(launch.launch_time(n, tau))
+    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
+    graph_bytes = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
+    in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
+    no_graphs = memory_figures(s.model_copy(update={"cuda_graphs": "none"}))
+    return {
+        "kernels": n,
+        "launch_us": s.launch_us,
+        "launch_model": s.launch_model,
+        "graph_mode": mode,
+        "t_launch_eager_ms": t_launch_eager / MS,
+        "t_gpu_eager_ms": eager["t_gpu_s"] / MS,
+        "t_step_eager_ms": eager["t_step_s"] / MS,
+        "t_gpu_graph_ms": graph["t_gpu_s"] / MS,
+        "launches_graph": int(graph["launches"]),
+        "t_launch_graph_ms": graph["t_launch_s"] / MS,
+        "t_step_graph_ms": graph["t_step_s"] / MS,
+        "graph_speedup": eager["t_step_s"] / graph["t_step_s"],
+        "launch_share_of_eager_step": t_launch_eager / eager["t_step_s"],
+        "launch_tax_of_gpu_time": t_launch_eager / eager["t_gpu_s"],
+        "launch_ceiling_tokens_per_s": float(launch.launch_ceiling(n, tau)),
+        "launch_ceiling_aggregate_tokens_per_s": s.batch * float(launch.launch_ceiling(n, tau)),
+        "padded_batch": int(graph["padded_batch"]),
+        "padding_waste": float(launch.padding_waste(s.batch, graph["padded_batch"])),
+        "eager_fallback": bool(s.batch > max(s.capture_sizes)),
+        "in_graph": in_graph,
+        "launches": int(own["launches"]),
+        "t_step_ms": own["t_step_s"] / MS,
+        "graphs_captured": graphs,
+        "capture_sizes_count": len(s.capture_sizes),
+        "largest_capture_size": max(s.capture_sizes),
+        "capture_s": float(launch.capture_seconds(graphs, s.capture_s_per_graph)),
+        "graph_memory_gb": graph_bytes / GB,
+        "max_batch_without_graphs": no_graphs["max_batch"],
     }
 
 
@@ -177,7 +248,7 @@ def seed_table(s: Scenario) -> list[dict]:
     rows = []
     for dtype in ("bf16", "int4"):
         for graphs in ("none", "full_decode_only"):
-            v = s.model_copy(update={"weights_dtype": dtype, "cuda_graphs": graphs})
+            v = s.with_dtype(dtype, cuda_graphs=graphs)
             r = {k: float(a[0]) for k, a in sweep(v, [s.batch]).items() if k != "bound"}
             rows.append(
                 {
@@ -218,7 +289,7 @@ def roofline_lens(s: Scenario) -> dict:
     bf16 = table[0]
     # f is the share of the BF16 eager step spent reading the weights (what INT4 shrinks);
     # KV reads, compute, launches and host work are the part Amdahl leaves alone
-    eager = s.model_copy(update={"weights_dtype": "bf16", "cuda_graphs": "none"})
+    eager = s.with_dtype("bf16", cuda_graphs="none")
     one = sweep(eager, [s.batch])
     t_weights = (
         float(one["weights_read_bytes"][0])

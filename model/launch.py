@@ -80,3 +80,131 @@ def graphs_captured(cuda_graphs, capture_sizes):
     if cuda_graphs == "none":
         return 0
     return len(capture_sizes) * (2 if cuda_graphs == "full_and_piecewise" else 1)
+
+
+def padding_waste(batch, padded):
+    """Share of the step's compute spent on phantom sequences: ``(bucket − batch) / bucket``.
+
+    Zero where the batch sits on a bucket or runs eager (no padding); always in [0, 1).
+
+    Parameters
+    ----------
+    batch, padded : numeric
+        Real sequences and the captured bucket they are padded to. [count]
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order*, "Padding a batch of 33 up to the bucket
+       of 64 computes 31 phantom sequences" (31/64 ≈ 48 % waste).
+    .. [2] SPEC 4.2: padding waste = (bucket − batch) / bucket of the compute.
+    """
+    b = np.asarray(batch, dtype=float)
+    p = np.maximum(np.asarray(padded, dtype=float), b)
+    return (p - b) / p
+
+
+def launch_time(launches, tau):
+    """CPU time spent launching [s]: ``launches × τ``.
+
+    Parameters
+    ----------
+    launches : numeric
+        Launches (or graph replays) per step. [count]
+    tau : float
+        CPU cost of one launch. [s]
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order*, 800 × 5 µs = 4.0 ms per token.
+    """
+    return np.asarray(launches, dtype=float) * tau
+
+
+def launch_ceiling(launches, tau):
+    """Steps per second if the GPU took no time at all: ``1 / (N × τ)`` [1/s].
+
+    At one sequence this is the tokens/s ceiling (800 × 5 µs → 250 tok/s); a batch of B gets
+    B times as many tokens per second from the same ceiling.
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order*, "If the GPU could compute
+       instantaneously, the launch ceiling would be ~250 tok/s".
+    """
+    return 1.0 / launch_time(launches, tau)
+
+
+def capture_seconds(graphs, seconds_per_graph):
+    """Start-up seconds spent capturing graphs: ``graphs × seconds per graph`` [s].
+
+    References
+    ----------
+    .. [1] SPEC 4.3: ≈ 0.3 s per captured graph, 51 sizes × 2 graphs ≈ 31 s.
+    .. [2] vLLM start-up logs in the fixtures: "Capturing CUDA graph shapes: 35/35 [00:13]"
+       (0.37 s/graph), "67/67 [00:14]" (0.21 s/graph); small models capture faster.
+    """
+    return np.asarray(graphs, dtype=float) * seconds_per_graph
+
+
+def graph_memory(graphs, bytes_per_graph):
+    """HBM the captured graphs keep per GPU [B]: ``graphs × bytes per graph``.
+
+    References
+    ----------
+    .. [1] vLLM logs in the fixtures: "Graph capturing finished in 17 secs, took 0.48 GiB"
+       (0.13–0.48 GiB per start-up); seed *The chef…*, "each graph retains its buffers".
+    """
+    return np.asarray(graphs, dtype=float) * bytes_per_graph
+
+
+def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive"):
+    """The CPU and GPU lanes of one decode step, kernel by kernel [s].
+
+    The step's GPU work ``t_gpu`` is split evenly over ``launches`` submissions (kernels when
+    eager, graph pieces when piecewise, one replay when full). The CPU first does its host
+    work, then launches.
+
+    ``additive`` (the seeds' T_gpu + N·τ): each launch waits for the previous kernel, so the
+    GPU sits idle for τ before every kernel. ``pipelined``: the CPU launches back to back and
+    kernel i starts at max(its launch, kernel i − 1's end), so the GPU idles only where a kernel
+    is shorter than τ (the seed's bubbles): kernel i starts at host + τ + i·max(τ, d).
+
+    Parameters
+    ----------
+    launches : int
+        Submissions in the step. [count]
+    tau : float
+        CPU cost of one launch. [s]
+    t_gpu, t_host : float
+        GPU work and host work of the step. [s]
+    launch_model : str
+        ``additive`` or ``pipelined``.
+
+    Returns
+    -------
+    dict with ``cpu_start``, ``cpu_end``, ``gpu_start``, ``gpu_end`` (arrays of length
+    ``launches``) and ``end`` (the step's last instant). [s]
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order*, "the GPU finishes them before the CPU
+       calls out the next one: bubbles appear".
+    .. [2] Seed: CUDA graphs Q&A, T_eager ≈ T_compute + Nτ, T_graph ≈ T_compute + τ.
+    """
+    n = max(int(launches), 1)
+    d = float(t_gpu) / n
+    i = np.arange(n, dtype=float)
+    if launch_model == "pipelined":
+        cpu_start = t_host + i * tau
+        gpu_start = t_host + tau + i * max(tau, d)
+    else:
+        cpu_start = t_host + i * (tau + d)
+        gpu_start = cpu_start + tau
+    gpu_end = gpu_start + d
+    return {
+        "cpu_start": cpu_start,
+        "cpu_end": cpu_start + tau,
+        "gpu_start": gpu_start,
+        "gpu_end": gpu_end,
+        "end": float(max(gpu_end[-1], cpu_start[-1] + tau)),
+    }

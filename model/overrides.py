@@ -170,7 +170,12 @@ def _flatten(prefix: str, mapping: dict) -> list[tuple[str, Any]]:
 def _check_value(key: str, value: Any) -> Any:
     if isinstance(value, str):
         if len(value) > MAX_VALUE_CHARS:
-            raise ScenarioError(key, f"value is {len(value)} characters; at most {MAX_VALUE_CHARS}")
+            what = accepted(tuple(key.split(".")))
+            raise ScenarioError(
+                key,
+                f"value is {len(value)} characters; at most {MAX_VALUE_CHARS}"
+                + (f"; accepted: {what}" if what else ""),
+            )
         value = value.strip()
     if isinstance(value, float) and not math.isfinite(value):
         raise ScenarioError(key, f"must be a finite number (got {value!r})")

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from model.units import PEAK_DTYPES, WeightsDtype
+from model.units import BYTES_PER_PARAM, PEAK_DTYPES, WeightsDtype
 
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
 
@@ -126,6 +126,13 @@ class Scenario(BaseModel):
     model: ModelSpec
     gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor parallel degree)")
     weights_dtype: WeightsDtype = "fp8"
+    weights_gb: float | None = Field(
+        None,
+        gt=0,
+        le=1_000_000,
+        description="size of the weights as loaded [GB]; empty = params × bytes per param "
+        "(set it for checkpoints that keep some tensors wider, e.g. AWQ's 16-bit embeddings)",
+    )
     kv_dtype: KvDtype = Field("bf16", description="KV-cache dtype")
     batch: int = Field(1, ge=1, le=MAX_BATCH, description="concurrent sequences per step")
     context_tokens: int = Field(
@@ -149,6 +156,9 @@ class Scenario(BaseModel):
     )
     graph_mb_per_graph: float = Field(
         4.0, ge=0, le=100000, description="HBM taken by one captured graph [MB]"
+    )
+    capture_s_per_graph: float = Field(
+        0.3, ge=0, le=600, description="start-up seconds to capture one CUDA graph [s]"
     )
     loader: Loader = "safetensors"
     storage: Storage = "nvme"
@@ -191,6 +201,21 @@ class Scenario(BaseModel):
         if isinstance(value, str) and value.strip() in {"0", "1", "2"}:
             return int(value.strip())
         return value
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Bytes per parameter of the weights as loaded [B]: the dtype's (SPEC 4.1), or
+        ``weights_gb`` spread over all parameters when the scenario sets the size."""
+        if self.weights_gb is None:
+            return BYTES_PER_PARAM[self.weights_dtype]
+        return self.weights_gb * 1e9 / (self.model.params_b * 1e9)
+
+    def with_dtype(self, weights_dtype: str, **update) -> Scenario:
+        """The same scenario with other weights (a what-if variant). A ``weights_gb`` override
+        belongs to the scenario's own dtype, so a variant in another dtype drops it."""
+        if weights_dtype != self.weights_dtype:
+            update["weights_gb"] = None
+        return self.model_copy(update={"weights_dtype": weights_dtype, **update})
 
     @property
     def price_per_gpu_hour_usd(self) -> float:
