@@ -9,7 +9,12 @@ from ui.sidebar import page_scenario
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
 s = page_scenario("home")
 figures = evaluate(s)
-dec, mem, rf = figures["decode"], figures["memory"], figures["roofline"]
+dec, mem, rf, lf = (
+    figures["decode"],
+    figures["memory"],
+    figures["roofline"],
+    figures["launch"],
+)
 
 st.title("Inference What-If Explorer")
 st.markdown(
@@ -37,3 +42,24 @@ c[3].metric(
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
 st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")
+
+st.subheader("Launch overhead and CUDA graphs")
+c = st.columns(6)
+c[0].metric("Kernels / step", f"{lf['kernels']:,}", help="eager launches per decode step")
+c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms")
+c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
+c[3].metric("Step, graph", f"{lf['t_step_graph_ms']:.3f} ms", help=f"mode: {lf['graph_mode']}")
+c[4].metric("Graph speed-up", f"{lf['graph_speedup']:.2f}×")
+c[5].metric(
+    "Graphs captured",
+    f"{lf['graphs_captured']:,}",
+    help=f"{lf['capture_s']:.1f} s of start-up, {lf['graph_memory_gb']:.2f} GB per GPU",
+)
+if lf["eager_fallback"]:
+    st.warning(
+        f"Batch {s.batch} is above the largest captured size ({lf['largest_capture_size']}): "
+        "it runs eager."
+    )
+st.page_link(
+    "pages/2_Launch_overhead.py", label="Open the Launch overhead lens", icon=":material/timer:"
+)

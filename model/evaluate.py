@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from model import launch, memory, roofline
-from model.scenario import Scenario
-from model.units import BYTES_PER_PARAM, GB, MS, TERA, US, compute_dtype
+from model.scenario import CUDA_GRAPHS_MODES, Scenario
+from model.units import BYTES_PER_PARAM, GB, GIB, MS, TERA, US, compute_dtype
 
 ACTIVATION_BYTES = 2.0  # bf16 activations on the tensor-parallel all-reduce
 
@@ -309,4 +309,106 @@ def roofline_lens(s: Scenario) -> dict:
             "estimate": float(roofline.amdahl_speedup(fraction, 4.0)),
             "table": table[2]["tokens_per_s"] / bf16["tokens_per_s"],
         },
+    }
+
+
+def mode_grid(s: Scenario, top: int = 4096) -> np.ndarray:
+    """Batches for the per-mode sweep: every integer up to a little past the largest bucket
+    (so each padding step shows), then log-spaced to ``top``, plus the scenario's batch."""
+    dense_top = int(min(max(max(s.capture_sizes) * 1.25, 64), 1024))
+    top = max(top, s.batch)
+    grid = np.concatenate(
+        [
+            np.arange(1, dense_top + 1, dtype=float),
+            np.round(np.geomspace(1, top, 120)),
+            np.asarray([c for c in s.capture_sizes if c <= top], dtype=float),
+            [float(s.batch)],
+        ]
+    )
+    return np.unique(grid)
+
+
+WEIGHTS_GIB_GRID = np.geomspace(0.25, 512, 200)
+
+
+def launch_lens(s: Scenario) -> dict:
+    """Everything the Launch overhead page shows, from one call (SPEC 4.2).
+
+    ``figures``: the JSON sections. ``modes``: one vectorised batch sweep per graphs mode.
+    ``mode_table``: each mode at the scenario's batch with its start-up cost. ``timeline``:
+    the eager and graph steps kernel by kernel. ``share``: eager vs graph across weight sizes
+    at this N and τ (the Q&A's "quantised models benefit more"). ``dtypes``: the same at this
+    model's sizes per dtype. ``buckets``: padding of every batch up to the largest bucket.
+    """
+    figures = evaluate(s)
+    lf = figures["launch"]
+    tau = s.launch_us * US
+    grid = mode_grid(s)
+    at = int(np.searchsorted(grid, s.batch))
+    modes, table = {}, []
+    for mode in CUDA_GRAPHS_MODES:
+        v = s.model_copy(update={"cuda_graphs": mode})
+        sw = sweep(v, grid)
+        modes[mode] = sw
+        graphs = launch.graphs_captured(mode, s.capture_sizes)
+        table.append(
+            {
+                "mode": mode,
+                "launches": int(sw["launches"][at]),
+                "padded_batch": int(sw["padded_batch"][at]),
+                "t_step_ms": float(sw["t_step_s"][at]) / MS,
+                "tokens_per_s": float(sw["tokens_per_s"][at]),
+                "speedup_vs_eager": float(modes["none"]["t_step_s"][at] / sw["t_step_s"][at]),
+                "graphs_captured": graphs,
+                "capture_s": float(launch.capture_seconds(graphs, s.capture_s_per_graph)),
+                "graph_memory_gb": float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
+                / GB,
+                "max_batch": memory_figures(v)["max_batch"],
+            }
+        )
+
+    host = s.host_ms * MS
+    timeline = {
+        "eager": launch.step_timeline(
+            lf["kernels"], tau, lf["t_gpu_eager_ms"] * MS, host, s.launch_model
+        ),
+        "graph": launch.step_timeline(
+            lf["launches_graph"], tau, lf["t_gpu_graph_ms"] * MS, host, s.launch_model
+        ),
+    }
+
+    # the Q&A's curve: weights-only GPU time per weight size, this N, τ, host and bandwidth
+    weights_gib_now = figures["memory"]["weights_per_gpu_gb"] * GB / GIB
+    gib = np.unique(np.concatenate([WEIGHTS_GIB_GRID, [5.5, 14.2, weights_gib_now]]))
+    bw = s.hardware.hbm_bandwidth_tb_s * 1e12 * s.bw_efficiency
+    share = launch.graph_gain(
+        gib * GIB / bw, lf["kernels"], lf["launches_graph"], tau, host, s.launch_model
+    )
+    share["weights_gib"] = gib
+    share["current_gib"] = weights_gib_now
+
+    dtypes = []
+    for dtype in dict.fromkeys(["bf16", "fp8", "int4", s.weights_dtype]):
+        d = launch_figures(s.with_dtype(dtype))
+        dtypes.append(
+            {
+                "weights_dtype": dtype + (" (this scenario)" if dtype == s.weights_dtype else ""),
+                "t_gpu_ms": d["t_gpu_eager_ms"],
+                "t_step_eager_ms": d["t_step_eager_ms"],
+                "t_step_graph_ms": d["t_step_graph_ms"],
+                "graph_speedup": d["graph_speedup"],
+                "launch_tax_of_gpu_time": d["launch_tax_of_gpu_time"],
+            }
+        )
+    return {
+        "figures": figures,
+        "grid": grid,
+        "grid_waste": launch.padding_waste(grid, launch.padded_batch(grid, s.capture_sizes)),
+        "current_index": at,
+        "modes": modes,
+        "mode_table": table,
+        "timeline": timeline,
+        "share": share,
+        "dtypes": dtypes,
+        "buckets": launch.bucket_waste(s.capture_sizes),
     }

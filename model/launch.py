@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from model.roofline import step_time
+
 
 def launches_eager(layers, kernels_per_layer, kernels=None):
     """Kernel launches of one eager decode step: N = ``kernels`` or layers × kernels per layer.
@@ -207,4 +209,68 @@ def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive"):
         "gpu_start": gpu_start,
         "gpu_end": gpu_end,
         "end": float(max(gpu_end[-1], cpu_start[-1] + tau)),
+    }
+
+
+def graph_gain(t_gpu, n_eager, n_graph, tau, t_host, launch_model="additive"):
+    """Eager against graph step for GPU times ``t_gpu`` (vectorised), the Q&A's model.
+
+    Returns ``t_eager``, ``t_graph`` [s], ``speedup`` (eager / graph), ``tax`` (N·τ / T_gpu,
+    the Q&A's "36 % of a 6 ms step") and ``share`` (N·τ / T_eager).
+
+    Parameters
+    ----------
+    t_gpu : numeric
+        GPU time of the step (the Q&A's T_compute). [s]
+    n_eager, n_graph : int
+        Launches eager and with graphs (1 for a full graph). [count]
+    tau : float
+        CPU cost of one launch. [s]
+    t_host : float
+        Host work graphs do not remove. [s]
+
+    References
+    ----------
+    .. [1] Seed: CUDA graphs Q&A, ``step_ms``: T_eager = T_compute + Nτ, T_graph = T_compute + τ;
+       "Quantized models benefit more. The launch tax Nτ is fixed, so shrinking compute makes
+       it a bigger fraction".
+    """
+    t_gpu = np.asarray(t_gpu, dtype=float)
+    t_launch = launch_time(n_eager, tau)
+    t_eager = step_time(t_gpu, t_launch, t_host, launch_model)
+    t_graph = step_time(t_gpu, launch_time(n_graph, tau), t_host, launch_model)
+    return {
+        "t_eager": t_eager,
+        "t_graph": t_graph,
+        "speedup": t_eager / t_graph,
+        "tax": t_launch / t_gpu,
+        "share": t_launch / t_eager,
+    }
+
+
+def bucket_waste(capture_sizes, top=None):
+    """Padding of every real batch from 1 to ``top`` (default: the largest bucket).
+
+    Returns arrays ``batch``, ``padded``, ``waste`` and the summary ``mean_waste`` (over batches
+    1…top, each equally likely), ``worst_waste`` and ``worst_batch``, and ``mean_overhead``
+    (mean padded / real − 1: extra compute of a graph step against eager).
+
+    References
+    ----------
+    .. [1] Seed: *The chef who calls out every order*, Knob 3, "Buckets too far apart make
+       padding expensive; too many of them make capture slow and eat HBM".
+    """
+    top = int(top or max(capture_sizes))
+    b = np.arange(1, top + 1, dtype=float)
+    padded = padded_batch(b, capture_sizes)
+    waste = padding_waste(b, padded)
+    worst = int(np.argmax(waste))
+    return {
+        "batch": b,
+        "padded": padded,
+        "waste": waste,
+        "mean_waste": float(np.mean(waste)),
+        "worst_waste": float(waste[worst]),
+        "worst_batch": int(b[worst]),
+        "mean_overhead": float(np.mean(padded / b - 1.0)),
     }

@@ -368,8 +368,14 @@ def resolve(
                 # not traceable to one key (e.g. a base spec made inconsistent): start clean
                 fallback = built_in_defaults().model_dump()
                 return Scenario.model_validate(fallback), errors
-            bad = {k for k, _ in culprits}
-            applied = [(k, v) for k, v in applied if k not in bad]
+            if len(loc) == 1 and loc[0] in _SPECS:
+                bad = {k for k, _ in culprits}
+                applied = [(k, v) for k, v in applied if k not in bad]
+            else:
+                # drop only the pair in effect (the last one for that key), so an earlier
+                # good value of the same key (the URL's, before a bad widget entry) survives
+                last = max(i for i, (k, _) in enumerate(applied) if _matches(k, loc))
+                applied = applied[:last] + applied[last + 1 :]
             state, _ = _start(pairs, lambda err: None)
             for key, value in applied:
                 _set(state, key, value)

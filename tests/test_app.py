@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from model.presets import scenario_names
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["app.py", "pages/1_Roofline.py"]
+PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py"]
 
 
 def open_page(page, **query):
@@ -70,6 +70,15 @@ def test_weights_that_do_not_fit_warn_but_still_show_figures():
         ({"scenario": "nope"}, ["scenario"]),
         ({"x": "a" * 10_000}, ["4096"]),
         ({"capture_sizes": "8,4,4"}, ["capture\\_sizes"]),
+        ({"capture_sizes": "0,8"}, ["capture\\_sizes"]),
+        ({"capture_sizes": ""}, ["capture\\_sizes"]),
+        ({"capture_sizes": ",".join(str(i) for i in range(1, 514))}, ["capture\\_sizes"]),
+        ({"launch_us": "0"}, ["launch\\_us"]),
+        ({"launch_us": "-2"}, ["launch\\_us"]),
+        ({"launch_us": "10000000"}, ["launch\\_us"]),
+        ({"cuda_graphs": "maybe"}, ["cuda\\_graphs"]),
+        ({"kernels": "0"}, ["kernels"]),
+        ({"weights_gb": "-1"}, ["weights\\_gb"]),
     ],
 )
 @pytest.mark.parametrize("page", PAGES)
@@ -119,3 +128,64 @@ def test_share_link_reproduces_the_view():
     at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090", weights_dtype="int4")
     link = at.sidebar.code[0].value
     assert link.endswith("/Roofline?scenario=seed-3b-4090&weights_dtype=int4")
+
+
+LAUNCH = "pages/2_Launch_overhead.py"
+
+
+def test_launch_page_shows_the_70b_figures():
+    # seed "The chef who calls out every order": 800 launches, 4.0 ms, 250 tok/s
+    shown = metrics(open_page(LAUNCH, scenario="seed-70b-eager-4xh100"))
+    assert shown["Kernels / step"] == "800"
+    assert shown["Eager launch time"] == "4.000 ms"
+    assert shown["Launch ceiling"] == "250 tok/s"
+    assert shown["Graphs captured"] == "0"
+
+
+@pytest.mark.parametrize(
+    ("name", "eager", "graph", "speedup"),
+    [
+        ("seed-qa-awq-5.5gib", "8.056 ms", "5.911 ms", "1.36×"),
+        ("seed-qa-bf16-14.2gib", "17.397 ms", "15.252 ms", "1.14×"),
+    ],
+)
+def test_launch_page_shows_the_qa_rows(name, eager, graph, speedup):
+    at = open_page(LAUNCH, scenario=name)
+    shown = metrics(at)
+    assert (shown["Step, eager"], shown["Step, graph"], shown["Graph speed-up"]) == (
+        eager,
+        graph,
+        speedup,
+    )
+    assert not at.warning and not at.error
+
+
+def test_launch_page_padding_and_eager_fallback():
+    at = open_page(LAUNCH, batch="33", capture_sizes="1,2,4,8,16,32,64")
+    shown = metrics(at)
+    assert shown["Padded batch"] == "64"
+    at = open_page(LAUNCH, batch="100", capture_sizes="1,2,4,8,16,32,64")
+    assert any("above the largest captured size" in w.value for w in at.warning)
+    assert metrics(at)["Graph speed-up"] == "1.00×"
+
+
+def test_bucket_editor_applies_good_sizes_and_names_bad_ones():
+    at = open_page(LAUNCH, batch="33")
+    at.text_area(key="w_capture_sizes").set_value("1, 2, 4, 8, 16, 32, 64").run()
+    assert not at.exception
+    assert at.query_params["capture_sizes"] in ("1,2,4,8,16,32,64", ["1,2,4,8,16,32,64"])
+    assert metrics(at)["Padded batch"] == "64"
+    at.text_area(key="w_capture_sizes").set_value("64, 32, x").run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "capture\\_sizes" in errors and "strictly increasing" in errors
+    # the scenario keeps its last good sizes and the page keeps working
+    assert at.query_params["capture_sizes"] in ("1,2,4,8,16,32,64", ["1,2,4,8,16,32,64"])
+    assert metrics(at)["Padded batch"] == "64"
+
+
+def test_bucket_preset_button():
+    at = open_page(LAUNCH)
+    at.button[[b.label for b in at.button].index("seed's bounded 8")].click().run()
+    assert at.query_params["capture_sizes"] in ("1,2,4,8,16,24,32,64", ["1,2,4,8,16,24,32,64"])
+    assert metrics(at)["Graphs captured"] == "16"

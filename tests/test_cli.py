@@ -33,6 +33,17 @@ def test_eval_json_has_the_spec_sections_and_names(capsys):
         "bound",
     } <= set(out["decode"])
     assert {"weights_gb", "kv_gb", "max_batch"} <= set(out["memory"])
+    assert {
+        "kernels",
+        "t_launch_eager_ms",
+        "t_step_eager_ms",
+        "t_step_graph_ms",
+        "graph_speedup",
+        "launch_ceiling_tokens_per_s",
+        "padded_batch",
+        "padding_waste",
+        "graphs_captured",
+    } <= set(out["launch"])
     # the seed's first row: 6 + 2 = 8 ms → 125 tok/s
     assert_allclose(out["decode"]["t_step_ms"], 8.0)
     assert_allclose(out["decode"]["tokens_per_s"], 125.0)
@@ -108,6 +119,19 @@ BAD = [
     ("hardware.peak_tflops.fp3=1", "fp3"),
     ("model.kv_heads=999", "kv_heads"),
     ("bw_efficiency=inf", "bw_efficiency"),
+    # issue 3's bad input: capture sizes, τ, graphs mode, kernels
+    ("capture_sizes=0,8", "capture_sizes"),
+    ("capture_sizes=-4", "capture_sizes"),
+    ("capture_sizes=" + ",".join(str(i) for i in range(1, 600)), "capture_sizes"),
+    ("capture_sizes=" + ",".join(str(i) for i in range(1, 514)), "capture_sizes"),
+    ("capture_sizes=2.5", "capture_sizes"),
+    ("launch_us=-5", "launch_us"),
+    ("launch_us=nan", "launch_us"),
+    ("kernels=-1", "kernels"),
+    ("kernels=lots", "kernels"),
+    ("cuda_graphs=", "cuda_graphs"),
+    ("weights_gb=0", "weights_gb"),
+    ("capture_s_per_graph=-0.1", "capture_s_per_graph"),
 ]
 
 

@@ -26,6 +26,8 @@ overrides = st.fixed_dictionaries(
         "context_tokens": st.integers(0, 10_000_000),
         "kernels": st.one_of(st.none(), st.integers(1, 1_000_000)),
         "launch_us": st.floats(0.001, 1000, **finite),
+        "weights_gb": st.one_of(st.none(), st.floats(0.001, 1_000_000, **finite)),
+        "capture_s_per_graph": st.floats(0, 600, **finite),
         "host_ms": st.floats(0, 1000, **finite),
         "cuda_graphs": st.sampled_from(CUDA_GRAPHS_MODES),
         "launch_model": st.sampled_from(["additive", "pipelined"]),

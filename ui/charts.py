@@ -294,3 +294,324 @@ def memory_figure(mem: dict):
         ],
     }
     return go.Figure({"data": data, "layout": layout})
+
+
+LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
+
+
+def _segments(starts, ends) -> list:
+    """x values of one line trace drawing [start, end] segments separated by gaps."""
+    out = np.empty(3 * len(starts), dtype=object)
+    out[0::3] = np.round(np.asarray(starts) / MS, 6)
+    out[1::3] = np.round(np.asarray(ends) / MS, 6)
+    out[2::3] = None
+    return out.tolist()
+
+
+def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int | None = None):
+    """One decode step, eager above graph: the CPU lane (host work, then one bar per launch)
+    and the GPU lane (one bar per kernel or replay); the gaps in the GPU lane are the bubbles.
+
+    With ``zoom`` the x axis shows only the first ``zoom`` eager launches, where single kernels
+    and bubbles are wide enough to see. Without it, a lane with many sub-pixel kernels also
+    gets a faint band over its span, so the whole step reads at a glance."""
+    data = []
+    notes = []
+    for kind in ("graph", "eager"):
+        tl = timeline[kind]
+        n = len(tl["cpu_start"])
+        busy = float(np.sum(tl["gpu_end"] - tl["gpu_start"]))
+        for lane, starts, ends, color, name in (
+            ("CPU", tl["cpu_start"], tl["cpu_end"], COLORS["launch"], "launch (τ each)"),
+            ("GPU", tl["gpu_start"], tl["gpu_end"], COLORS["memory"], "GPU work"),
+        ):
+            y = f"{kind} · {lane}"
+            if zoom is None and n > 40:
+                data.append(
+                    {
+                        "type": "scatter",
+                        "x": [round(starts[0] / MS, 6), round(ends[-1] / MS, 6)],
+                        "y": [y, y],
+                        "mode": "lines",
+                        "line": {"width": 22, "color": color},
+                        "opacity": 0.3,
+                        "showlegend": False,
+                        "hoverinfo": "skip",
+                    }
+                )
+            xs = _segments(starts, ends)
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": xs,
+                    "y": [y] * len(xs),
+                    "mode": "lines",
+                    "line": {"width": 22, "color": color},
+                    "name": name,
+                    "legendgroup": name,
+                    "showlegend": kind == "eager",
+                    "hoverinfo": "skip",
+                }
+            )
+        if t_host > 0:
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": [0, round(t_host / MS, 6)],
+                    "y": [f"{kind} · CPU"] * 2,
+                    "mode": "lines",
+                    "line": {"width": 22, "color": COLORS["host"]},
+                    "name": "host work",
+                    "legendgroup": "host",
+                    "showlegend": kind == "eager",
+                    "hoverinfo": "skip",
+                }
+            )
+        end = tl["end"]
+        if zoom is None:
+            notes.append(
+                {
+                    "x": end / MS,
+                    "y": f"{kind} · GPU",
+                    "text": f" {end / MS:.3g} ms · {n:,} launch{'es' if n != 1 else ''} · "
+                    f"GPU busy {busy / end:.0%}",
+                    "showarrow": False,
+                    "xanchor": "left",
+                    "font": {"size": 11},
+                }
+            )
+    eager = timeline["eager"]
+    if zoom is None:
+        title = f"One decode step, eager against graph ({launch_model} launches)"
+        top = max(eager["end"], timeline["graph"]["end"]) / MS
+        xrange = [0, top * 1.4]
+    else:
+        k = min(zoom, len(eager["gpu_end"])) - 1
+        title = f"Zoom: the first {k + 1} eager launches"
+        lo = max(t_host / MS - 0.002, 0.0)
+        xrange = [lo, float(max(eager["gpu_end"][k], eager["cpu_end"][k])) / MS]
+    layout = _layout(
+        title,
+        height=340,
+        xaxis={"title": {"text": "time in the step [ms]"}, "range": xrange},
+        yaxis={"categoryorder": "array", "categoryarray": LANES},
+        annotations=notes,
+        showlegend=zoom is None,
+        legend={"orientation": "h", "yanchor": "top", "y": -0.25, "xanchor": "left", "x": 0},
+    )
+    return go.Figure({"data": data, "layout": layout})
+
+
+MODE_COLORS = {
+    "none": "#E45756",
+    "piecewise": "#F58518",
+    "full_decode_only": "#4C78A8",
+    "full_and_piecewise": "#54A24B",
+}
+
+
+def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, waste):
+    """Top: step time per generated token across the batch for every graphs mode (the padding
+    steps and the eager fallback above the largest bucket show as jumps). Bottom: the padding
+    waste of each batch under the scenario's buckets."""
+    b = _list(grid)
+    data = []
+    for mode, sw in modes.items():
+        data.append(
+            {
+                "type": "scatter",
+                "x": b,
+                "y": _list(sw["t_step_s"] / sw["batch"] / MS * 1e3),
+                "customdata": np.stack([sw["padded_batch"], sw["launches"]], axis=1)
+                .round(0)
+                .tolist(),
+                "mode": "lines",
+                "name": mode + (" (eager)" if mode == "none" else ""),
+                "line": {"color": MODE_COLORS[mode], "width": 2},
+                "hovertemplate": "batch %{x:.0f} → padded %{customdata[0]:.0f}<br>"
+                "%{y:.4g} µs per token<br>%{customdata[1]:.0f} launches<extra>" + mode + "</extra>",
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "x": b,
+            "y": _list(waste * 100),
+            "mode": "lines",
+            "name": "padding waste (these buckets)",
+            "line": {"color": "grey", "width": 1.5, "shape": "hv"},
+            "fill": "tozeroy",
+            "xaxis": "x",
+            "yaxis": "y2",
+            "hovertemplate": "batch %{x:.0f}<br>%{y:.1f} % padding<extra></extra>",
+        }
+    )
+    shape, note = _log_vline(current_batch, f"batch {current_batch}", {"color": "crimson"})
+    largest = max(capture_sizes)
+    shape2, note2 = _log_vline(
+        largest,
+        f"largest bucket {largest}",
+        {"color": "grey", "dash": "dot", "width": 1},
+        yanchor="bottom",
+    )
+    layout = _layout(
+        "Step time per generated token, per graphs mode",
+        height=620,
+        xaxis={"type": "log", "title": {"text": "batch (real sequences)"}, "anchor": "y2"},
+        yaxis={
+            "type": "log",
+            "title": {"text": "µs per token (step / batch)"},
+            "domain": [0.3, 1.0],
+        },
+        yaxis2={
+            "title": {"text": "padding [%]"},
+            "domain": [0.0, 0.22],
+            "range": [0, 100],
+            "anchor": "x",
+        },
+        shapes=[shape, shape2],
+        annotations=[note, note2],
+        legend={"orientation": "h", "yanchor": "top", "y": -0.1, "xanchor": "left", "x": 0},
+    )
+    return go.Figure({"data": data, "layout": layout})
+
+
+def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_tb_s: float):
+    """The Q&A's curve: across weight sizes at this N and τ, the graph speed-up and the launch
+    tax (N·τ over the GPU time); the Q&A's 5.5 and 14.2 GiB and this model marked."""
+    gib = share["weights_gib"]
+    x = _list(gib)
+    data = [
+        {
+            "type": "scatter",
+            "x": x,
+            "y": _list(share["speedup"]),
+            "mode": "lines",
+            "name": "graph speed-up (eager / graph)",
+            "line": {"color": COLORS["tps"], "width": 3},
+            "hovertemplate": "%{x:.3g} GiB<br>%{y:.3f}×<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": x,
+            "y": _list(share["share"] * 100),
+            "customdata": _list(share["tax"] * 100),
+            "mode": "lines",
+            "name": "launches' share of the eager step [%]",
+            "yaxis": "y2",
+            "line": {"color": COLORS["launch"], "width": 2, "dash": "dash"},
+            "hovertemplate": "%{x:.3g} GiB<br>%{y:.1f} % of the eager step<br>"
+            "tax %{customdata:.1f} % of the GPU time<extra></extra>",
+        },
+    ]
+    marks = [
+        (5.5, "5.5 GiB (the Q&A's AWQ)", -60, -45, "black"),
+        (14.2, "14.2 GiB (the Q&A's BF16)", 50, -70, "black"),
+        (share["current_gib"], "this model", 40, 45, "crimson"),
+    ]
+    xs, ys, notes = [], [], []
+    for g, label, ax, ay, color in marks:
+        i = int(np.argmin(np.abs(gib - g)))
+        xs.append(float(gib[i]))
+        ys.append(float(share["speedup"][i]))
+        notes.append(
+            {
+                "x": float(np.log10(gib[i])),  # annotations sit at log10(x) on a log axis
+                "y": float(share["speedup"][i]),
+                "xref": "x",
+                "yref": "y",
+                "text": f"{label}: {share['speedup'][i]:.2f}×, tax {share['tax'][i]:.0%}",
+                "showarrow": True,
+                "arrowhead": 0,
+                "ax": ax,
+                "ay": ay,
+                "font": {"size": 11, "color": color},
+                "bgcolor": "rgba(255,255,255,0.8)",
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": ys,
+            "mode": "markers",
+            "marker": {
+                "size": [10, 10, 16],
+                "symbol": ["circle", "circle", "star"],
+                "color": ["black", "black", "crimson"],
+            },
+            "name": "marked sizes",
+            "hoverinfo": "skip",
+        }
+    )
+    layout = _layout(
+        f"Graph speed-up against weight size (N = {kernels}, τ = {launch_us:g} µs, "
+        f"{bandwidth_tb_s:.3g} TB/s)",
+        xaxis={"type": "log", "title": {"text": "weights per GPU [GiB]"}},
+        yaxis={"title": {"text": "graph speed-up [×]"}, "rangemode": "tozero"},
+        yaxis2={
+            "title": {"text": "launches' share of the eager step [%]"},
+            "overlaying": "y",
+            "side": "right",
+            "range": [0, 100],
+            "tickmode": "linear",
+            "tick0": 0,
+            "dtick": 20,
+            "showgrid": False,
+        },
+        annotations=notes,
+    )
+    return go.Figure({"data": data, "layout": layout})
+
+
+def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
+    """Padding waste of every real batch up to the largest bucket under these capture sizes,
+    the buckets marked; the current batch marked."""
+    b = buckets["batch"]
+    waste = buckets["waste"]
+    if b.size > 4096:  # keep the chart light: every bucket edge plus a log-spaced sample
+        keep = np.unique(
+            np.concatenate(
+                [
+                    np.round(np.geomspace(1, b[-1], 3000)) - 1,
+                    np.asarray(capture_sizes, dtype=float) - 1,
+                    np.asarray(capture_sizes, dtype=float),
+                ]
+            ).clip(0, b.size - 1)
+        ).astype(int)
+        b, waste = b[keep], waste[keep]
+    data = [
+        {
+            "type": "scatter",
+            "x": _list(b),
+            "y": _list(waste * 100),
+            "mode": "lines",
+            "line": {"color": COLORS["launch"], "shape": "hv"},
+            "fill": "tozeroy",
+            "name": "padding waste",
+            "hovertemplate": "batch %{x:.0f}<br>%{y:.1f} % of the compute is padding"
+            "<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "x": [float(c) for c in capture_sizes],
+            "y": [0.0] * len(capture_sizes),
+            "mode": "markers",
+            "marker": {"symbol": "line-ns-open", "size": 12, "color": "black"},
+            "name": "captured sizes",
+            "hovertemplate": "bucket %{x:.0f}<extra></extra>",
+        },
+    ]
+    shapes, notes = [], []
+    if current_batch <= b[-1]:
+        shape, note = _log_vline(current_batch, f"batch {current_batch}", {"color": "crimson"})
+        shapes, notes = [shape], [note]
+    layout = _layout(
+        "Padding waste per real batch under these buckets",
+        height=360,
+        xaxis={"type": "log", "title": {"text": "real batch"}},
+        yaxis={"title": {"text": "padding [% of compute]"}, "range": [0, 100]},
+        shapes=shapes,
+        annotations=notes,
+    )
+    return go.Figure({"data": data, "layout": layout})

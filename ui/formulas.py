@@ -61,3 +61,54 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
             "(T_eager ≈ T_compute + Nτ, T_graph ≈ T_compute + τ); hardware and model figures "
             "cite their datasheets and configs in `presets/`."
         )
+
+
+def launch_formulas() -> None:
+    with st.expander("Formulas and sources"):
+        st.markdown("**Launches and the launch tax** (seed *The chef who calls out every order*)")
+        st.latex(
+            r"N = L \times k_{layer}\ (\text{or the kernels override}),\qquad "
+            r"T_{launch} = N\,\tau,\qquad \text{ceiling} = \frac{1}{N\,\tau}\ \text{steps/s}"
+        )
+        st.markdown("80 layers × 10 kernels = 800 launches × 5 µs = 4.0 ms; ceiling 250 tok/s.")
+        st.markdown("**Eager against graph** (seed *CUDA graphs & kernel fusion* Q&A)")
+        st.latex(
+            r"T_{eager} = T_{gpu} + N\tau + T_{host},\qquad "
+            r"T_{graph} = T_{gpu}(B_{pad}) + n_{replay}\,\tau + T_{host}"
+        )
+        st.latex(
+            r"n_{replay} = 1\ (\text{full}),\quad 2L + 1\ (\text{piecewise: attention eager}),"
+            r"\quad N\ (\text{none, or } B > \max\text{bucket})"
+        )
+        st.latex(
+            r"\text{speed-up} = \frac{T_{eager}}{T_{graph}},\qquad "
+            r"\text{launch tax} = \frac{N\tau}{T_{gpu}}"
+        )
+        st.markdown(
+            "Pipelined launches (CPU overlaps the GPU): T = max(T_gpu, n·τ) + T_host. "
+            "The Q&A's N = 430, τ = 5 µs at 1 TB/s: 5.5 GiB → 5.9 / 8.1 / 5.9 ms, 1.36×, tax "
+            "36 %; 14.2 GiB → 15.2 / 17.4 / 15.3 ms, 1.14×, tax 14 %."
+        )
+        st.markdown("**Buckets, capture and memory** (seed *The chef…*; vLLM's logs)")
+        st.latex(
+            r"B_{pad} = \min\{c \in \text{capture sizes} : c \ge B\},\qquad "
+            r"\text{waste} = \frac{B_{pad} - B}{B_{pad}} \in [0, 1)"
+        )
+        st.latex(
+            r"G = |\text{sizes}| \times (2\ \text{full\_and\_piecewise},\ 1\ \text{otherwise}),"
+            r"\quad T_{capture} = G \cdot s_{graph},\quad M_{graphs} = G \cdot m_{graph}"
+        )
+        st.markdown(
+            "Padding costs compute (the padded batch is multiplied) but not KV reads (the "
+            "phantom sequences have no cache). So when a step is compute-bound and few launches "
+            "are saved, a graph step can be slower than eager: the seed's 'it grows if the "
+            "buckets are badly chosen'. Graph memory comes out of the KV cache, so the maximum "
+            "batch drops."
+        )
+        st.markdown(
+            "Sources: seed *The chef who calls out every order* ('The maths that matters', "
+            "'vLLM's CUDA graphs, specifically', 'The 10 knobs worth touching'); seed *CUDA "
+            "graphs & kernel fusion* Q&A (`step_ms`, 'Quantized models benefit more'); vLLM "
+            "start-up logs in the project's fixtures (capture seconds and GiB); vLLM docs, "
+            "CUDA Graphs design (https://docs.vllm.ai/en/stable/design/cuda_graphs/)."
+        )

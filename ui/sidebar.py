@@ -177,6 +177,32 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             placeholder="auto",
             help="Empty = layers × kernels per layer.",
         )
+        a, b = st.columns(2)
+        a.number_input(
+            "Weights size [GB]",
+            min_value=0.001,
+            max_value=1_000_000.0,
+            step=1.0,
+            format="%.3f",
+            value=None,
+            key=_sync("w_weights_gb", s.weights_gb),
+            on_change=_on_field,
+            args=("weights_gb",),
+            placeholder="auto",
+            help="Empty = params × bytes per param. Set it for checkpoints that keep some "
+            "tensors wider (AWQ keeps 16-bit embeddings). A dtype change keeps it.",
+        )
+        b.number_input(
+            "Capture s / graph",
+            min_value=0.0,
+            max_value=600.0,
+            step=0.05,
+            format="%.2f",
+            key=_sync("w_capture_s_per_graph", s.capture_s_per_graph),
+            on_change=_on_field,
+            args=("capture_s_per_graph",),
+            help="Start-up seconds to capture one CUDA graph (vLLM logs: 0.2–0.4 s).",
+        )
         st.radio(
             "Launch model",
             LAUNCH_MODELS,

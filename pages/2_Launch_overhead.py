@@ -1,0 +1,237 @@
+"""Launch overhead lens: is the GPU waiting for the CPU, and what do CUDA graphs buy and cost?
+(SPEC 4.2)"""
+
+import pandas as pd
+import streamlit as st
+
+from model.evaluate import launch_lens
+from model.knobs import knobs
+from ui import charts
+from ui.buckets import bucket_editor
+from ui.formulas import launch_formulas
+from ui.layout import downloads, fmt
+from ui.sidebar import page_scenario
+
+st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
+s = page_scenario("launch")
+lens = launch_lens(s)
+fig = lens["figures"]
+lf, dec, mem = fig["launch"], fig["decode"], fig["memory"]
+
+st.title("Launch overhead and CUDA graphs")
+st.caption(
+    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
+    f"batch {s.batch} · τ = {s.launch_us:g} µs · graphs: {s.cuda_graphs} · "
+    f"{s.launch_model} launches"
+)
+if s.cuda_graphs == "none":
+    st.info(
+        f"This scenario runs eager (vLLM's `--enforce-eager`): every step pays {lf['kernels']:,} "
+        f"launches. The graph figures show what `{lf['graph_mode']}` would give."
+    )
+elif lf["eager_fallback"]:
+    st.warning(
+        f"Batch {s.batch} is above the largest captured size ({lf['largest_capture_size']}): "
+        "this step runs eager despite the graphs. Capture a larger size or cap the batch."
+    )
+
+c = st.columns(5)
+c[0].metric(
+    "Kernels / step",
+    f"{lf['kernels']:,}",
+    help=f"{s.model.layers} layers × {s.kernels_per_layer} per layer"
+    if s.kernels is None
+    else "set by the kernels override",
+)
+c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms", help="N × τ")
+c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
+c[3].metric(
+    "Step, graph",
+    f"{lf['t_step_graph_ms']:.3f} ms",
+    help=f"{lf['graph_mode']}: {lf['launches_graph']} launch(es), batch padded to "
+    f"{lf['padded_batch']}",
+)
+c[4].metric(
+    "Graph speed-up",
+    f"{lf['graph_speedup']:.2f}×",
+    help=f"Launch tax: {lf['launch_tax_of_gpu_time']:.0%} of the GPU time, "
+    f"{lf['launch_share_of_eager_step']:.0%} of the eager step.",
+)
+c = st.columns(5)
+c[0].metric(
+    "Launch ceiling",
+    f"{fmt(lf['launch_ceiling_tokens_per_s'])} tok/s",
+    help="1 / (N·τ): tokens per second per sequence if the GPU took no time, eager. "
+    f"At batch {s.batch}: {fmt(lf['launch_ceiling_aggregate_tokens_per_s'])} tok/s in all.",
+)
+c[1].metric(
+    "Padded batch",
+    f"{lf['padded_batch']:,}",
+    delta=f"{lf['padding_waste']:.0%} padding" if lf["padding_waste"] else None,
+    delta_color="inverse",
+    help="The captured bucket the real batch is padded up to; above the largest it runs eager.",
+)
+c[2].metric(
+    "Graphs captured",
+    f"{lf['graphs_captured']:,}",
+    help=f"{lf['capture_s']:.1f} s of start-up at {s.capture_s_per_graph:g} s per graph; "
+    f"{lf['graph_memory_gb']:.2f} GB per GPU.",
+)
+c[3].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), help="This scenario, as configured.")
+c[4].metric("Bound", dec["bound"])
+st.caption(
+    f"Launch tax {lf['launch_tax_of_gpu_time']:.0%} of the GPU time "
+    f"({lf['launch_share_of_eager_step']:.0%} of the eager step) · capture "
+    f"{lf['capture_s']:.1f} s and {lf['graph_memory_gb']:.2f} GB per GPU · max batch "
+    f"{mem['max_batch']:,} with graphs, {lf['max_batch_without_graphs']:,} without"
+)
+
+left, right = st.columns([3, 2])
+left.plotly_chart(
+    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model), width="stretch"
+)
+right.plotly_chart(
+    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
+    width="stretch",
+)
+st.caption(
+    "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or one replay "
+    "(graph); the GPU's work is split evenly over the kernels. White gaps in a GPU lane are "
+    "the bubbles where the GPU waits for the CPU. The faint band spans a lane whose kernels are "
+    "too short to draw one by one; the right chart zooms on the first launches."
+)
+
+st.plotly_chart(
+    charts.mode_sweep_figure(
+        lens["grid"],
+        lens["modes"],
+        s.batch,
+        s.capture_sizes,
+        lens["grid_waste"],
+    ),
+    width="stretch",
+)
+modes = pd.DataFrame(lens["mode_table"])
+st.dataframe(
+    modes.rename(
+        columns={
+            "mode": "graphs mode",
+            "launches": "launches",
+            "padded_batch": "padded batch",
+            "t_step_ms": "step [ms]",
+            "tokens_per_s": "tok/s",
+            "speedup_vs_eager": "vs eager",
+            "graphs_captured": "graphs",
+            "capture_s": "capture [s]",
+            "graph_memory_gb": "graph HBM [GB/GPU]",
+            "max_batch": "max batch",
+        }
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "step [ms]": st.column_config.NumberColumn(format="%.3f"),
+        "tok/s": st.column_config.NumberColumn(format="%.1f"),
+        "vs eager": st.column_config.NumberColumn(format="%.2f×"),
+        "capture [s]": st.column_config.NumberColumn(format="%.1f"),
+        "graph HBM [GB/GPU]": st.column_config.NumberColumn(format="%.3f"),
+    },
+)
+
+left, right = st.columns(2)
+left.plotly_chart(
+    charts.launch_share_figure(
+        lens["share"],
+        lf["kernels"],
+        s.launch_us,
+        s.hardware.hbm_bandwidth_tb_s * s.bw_efficiency,
+    ),
+    width="stretch",
+)
+right.markdown(
+    "**Same launch tax, smaller compute.** N·τ does not depend on the weights, so shrinking "
+    "them (FP8, INT4) makes the tax a bigger share and graphs pay more: this model per dtype "
+    f"at batch {s.batch}."
+)
+right.dataframe(
+    pd.DataFrame(lens["dtypes"]).rename(
+        columns={
+            "weights_dtype": "weights",
+            "t_gpu_ms": "T_gpu [ms]",
+            "t_step_eager_ms": "eager [ms]",
+            "t_step_graph_ms": "graph [ms]",
+            "graph_speedup": "speed-up",
+            "launch_tax_of_gpu_time": "tax",
+        }
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "T_gpu [ms]": st.column_config.NumberColumn(format="%.3f"),
+        "eager [ms]": st.column_config.NumberColumn(format="%.3f"),
+        "graph [ms]": st.column_config.NumberColumn(format="%.3f"),
+        "speed-up": st.column_config.NumberColumn(format="%.2f×"),
+        "tax": st.column_config.NumberColumn(format="percent"),
+    },
+)
+
+st.subheader("Capture buckets")
+bk = lens["buckets"]
+left, right = st.columns(2)
+with left:
+    bucket_editor(s)
+    m = st.columns(3)
+    m[0].metric(
+        "Mean padding",
+        f"{bk['mean_waste']:.1%}",
+        help=f"Over real batches 1–{max(s.capture_sizes)}, each equally likely.",
+    )
+    m[1].metric("Worst padding", f"{bk['worst_waste']:.0%}", help=f"at batch {bk['worst_batch']}")
+    m[2].metric(
+        "Capture cost",
+        f"{lf['capture_s']:.1f} s",
+        help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
+        "per GPU",
+    )
+right.plotly_chart(charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
+
+st.subheader("The seed's ten knobs, for this scenario")
+mark = {True: ":green[**applies**]", False: ":gray[not here]", None: ":orange[not modelled]"}
+st.markdown(
+    "\n".join(
+        f"{k['number']}. **{k['knob']}** ({k['attacks']}; cost: {k['cost']}): "
+        f"{mark[k['applies']]}. {k['here']}"
+        for k in knobs(s, lf)
+    )
+)
+
+st.subheader("Breakdown")
+breakdown = pd.DataFrame(
+    [(sec, k, v) for sec in ("launch", "decode") for k, v in fig[sec].items()],
+    columns=["section", "figure", "value"],
+)
+st.dataframe(
+    breakdown.assign(
+        value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
+    ),
+    hide_index=True,
+    width="stretch",
+    height=300,
+)
+sweep = pd.concat(
+    [
+        pd.DataFrame(
+            {
+                "cuda_graphs": mode,
+                "batch": sw["batch"],
+                "padded_batch": sw["padded_batch"],
+                "launches": sw["launches"],
+                "t_step_ms": sw["t_step_s"] * 1e3,
+                "tokens_per_s": sw["tokens_per_s"],
+            }
+        )
+        for mode, sw in lens["modes"].items()
+    ]
+)
+downloads(s, {"Figures": breakdown, "Mode sweep": sweep, "Modes": modes}, "launch")
+launch_formulas()
