@@ -4,7 +4,8 @@
 
 Prints, per page and scenario, the median and p90 run time of a rerun (the script re-executed
 as after a widget change, warm imports) and the ratio to the minimal page, plus the core call
-alone (``roofline_lens``: the batch sweep 1–4096 in one vectorised call).
+alone (``roofline_lens``: the batch sweep 1–4096 in one vectorised call; ``launch_lens``: one
+vectorised sweep per graphs mode).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from model.evaluate import roofline_lens, sweep  # noqa: E402
+from model.evaluate import launch_lens, roofline_lens, sweep  # noqa: E402
 from model.overrides import resolve  # noqa: E402
 
 CASES = [
@@ -29,6 +30,9 @@ CASES = [
     ("pages/1_Roofline.py", "default"),
     ("pages/1_Roofline.py", "seed-3b-4090"),
     ("pages/1_Roofline.py", "mixtral-fp8-2xh100"),
+    ("pages/2_Launch_overhead.py", "default"),
+    ("pages/2_Launch_overhead.py", "seed-70b-eager-4xh100"),
+    ("pages/2_Launch_overhead.py", "seed-qa-awq-5.5gib"),
 ]
 
 
@@ -76,6 +80,8 @@ def main() -> int:
     s = resolve([("scenario", "default")])[0]
     med, p90 = summary(time_call(lambda: roofline_lens(s), args.runs))
     print(f"{'core: roofline_lens(default)':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
+    med, p90 = summary(time_call(lambda: launch_lens(s), args.runs))
+    print(f"{'core: launch_lens(default), 4 mode sweeps':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
     med, p90 = summary(time_call(lambda: sweep(s, range(1, 4097)), args.runs))
     print(f"{'core: sweep(batch 1..4096), one call':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
     return 0

@@ -154,14 +154,16 @@ right.markdown(
     f"at batch {s.batch}."
 )
 right.dataframe(
-    pd.DataFrame(lens["dtypes"]).rename(
+    pd.DataFrame(lens["dtypes"])
+    .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)
+    .rename(
         columns={
             "weights_dtype": "weights",
             "t_gpu_ms": "T_gpu [ms]",
             "t_step_eager_ms": "eager [ms]",
             "t_step_graph_ms": "graph [ms]",
             "graph_speedup": "speed-up",
-            "launch_tax_of_gpu_time": "tax",
+            "launch_tax_of_gpu_time": "tax [% of T_gpu]",
         }
     ),
     hide_index=True,
@@ -171,7 +173,7 @@ right.dataframe(
         "eager [ms]": st.column_config.NumberColumn(format="%.3f"),
         "graph [ms]": st.column_config.NumberColumn(format="%.3f"),
         "speed-up": st.column_config.NumberColumn(format="%.2f×"),
-        "tax": st.column_config.NumberColumn(format="percent"),
+        "tax [% of T_gpu]": st.column_config.NumberColumn(format="%.1f"),
     },
 )
 

@@ -189,3 +189,13 @@ def test_bucket_preset_button():
     at.button[[b.label for b in at.button].index("seed's bounded 8")].click().run()
     assert at.query_params["capture_sizes"] in ("1,2,4,8,16,24,32,64", ["1,2,4,8,16,24,32,64"])
     assert metrics(at)["Graphs captured"] == "16"
+
+
+def test_weights_size_override_widget():
+    at = open_page(LAUNCH, scenario="seed-qa-awq-5.5gib")
+    assert at.number_input(key="w_weights_gb").value == 5.905580032
+    at.number_input(key="w_weights_gb").set_value(None).run()
+    assert not at.exception
+    assert at.query_params["weights_gb"] in ("auto", ["auto"])
+    # params × 0.5 for INT4: 7.62 B × 0.5 = 3.81 GB → 3.81 ms at 1 TB/s, + 2.15 ms of launches
+    assert metrics(at)["Step, eager"] == "5.960 ms"

@@ -1,0 +1,103 @@
+"""The Launch overhead page in a real browser: a share link reopens its exact view (figures
+checked against the CLI's ``launch`` section), the bucket editor applies good sizes and names
+bad ones, and a bad link warns by key while the page keeps working.
+
+Expected figures: the CUDA graphs Q&A seed (5.5 GiB AWQ: eager 8.1 ms, graph 5.9 ms, 1.36×) and
+the chef seed (800 launches, 4.0 ms, 250 tok/s), both also read from the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+from .conftest import (
+    REPO_ROOT,
+    WAIT_MS,
+    assert_no_exception,
+    metrics,
+    require_chromium,
+    wait_metrics,
+)
+
+require_chromium()
+
+
+def cli_launch(scenario: str, *overrides: str) -> dict:
+    cmd = [sys.executable, "-m", "model", "eval", "--scenario", scenario, "--json"]
+    for item in overrides:
+        cmd += ["--set", item]
+    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["launch"]
+
+
+def open_page(page, url: str) -> dict[str, str]:
+    page.goto(url, wait_until="domcontentloaded")
+    values = metrics(page)
+    assert_no_exception(page)
+    return values
+
+
+def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
+    values = open_page(page, f"{app_url}/Launch_overhead?scenario=seed-qa-awq-5.5gib")
+    lf = cli_launch("seed-qa-awq-5.5gib")
+    assert values["Kernels / step"] == "430"
+    assert values["Step, eager"] == f"{lf['t_step_eager_ms']:.3f} ms" == "8.056 ms"
+    assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms" == "5.911 ms"
+    assert values["Graph speed-up"] == "1.36×"
+    # every chart drew (timeline, zoom, mode sweep, share, buckets)
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    charts.nth(4).wait_for(state="visible", timeout=WAIT_MS)
+    assert charts.count() >= 5
+    page.get_by_text("The seed's ten knobs, for this scenario").wait_for(timeout=WAIT_MS)
+    share = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
+    assert share.strip().endswith("/Launch_overhead?scenario=seed-qa-awq-5.5gib")
+
+
+def test_link_with_overrides_matches_the_cli(page, app_url):
+    sets = ("kernels=430", "launch_us=7")
+    values = open_page(
+        page, f"{app_url}/Launch_overhead?scenario=seed-70b-eager-4xh100&" + "&".join(sets)
+    )
+    lf = cli_launch("seed-70b-eager-4xh100", *sets)
+    assert values["Kernels / step"] == "430"
+    assert values["Eager launch time"] == f"{lf['t_launch_eager_ms']:.3f} ms" == "3.010 ms"
+    assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms"
+    assert values["Launch ceiling"] == f"{lf['launch_ceiling_tokens_per_s']:.3g} tok/s"
+
+
+def test_bucket_editor_in_the_browser(page, app_url):
+    values = open_page(page, f"{app_url}/Launch_overhead?batch=33")
+    assert values["Padded batch"] == "40"  # vLLM's sizes: 32, 40, …
+    box = page.locator("textarea[aria-label^='Capture sizes']")
+    box.fill("1, 2, 4, 8, 16, 32, 64")
+    box.press("Control+Enter")
+    page.wait_for_url(re.compile(r"capture_sizes=1(%2C|,)2(%2C|,)4"), timeout=WAIT_MS)
+    after = wait_metrics(page, lambda v: v.get("Padded batch") == "64")
+    assert after["Graphs captured"] == "14"  # 7 sizes × 2 (full_and_piecewise)
+    box = page.locator("textarea[aria-label^='Capture sizes']")
+    box.fill("64, 32")
+    box.press("Control+Enter")
+    error = page.locator('[data-testid="stAlertContainer"]', has_text="Not applied")
+    error.first.wait_for(state="visible", timeout=WAIT_MS)
+    assert "capture_sizes" in error.first.inner_text()
+    assert "strictly increasing" in error.first.inner_text()
+    kept = metrics(page)
+    assert kept["Padded batch"] == "64" and kept["Graphs captured"] == "14"
+    assert_no_exception(page)
+
+
+def test_bad_link_warns_by_key_and_the_page_still_renders(page, app_url):
+    values = open_page(
+        page, f"{app_url}/Launch_overhead?capture_sizes=0,8&launch_us=-1&cuda_graphs=maybe"
+    )
+    alerts = page.locator('[data-testid="stAlertContainer"]')
+    alerts.first.wait_for(state="visible", timeout=WAIT_MS)
+    text = "\n".join(alerts.all_inner_texts())
+    for key in ("capture_sizes", "launch_us", "cuda_graphs"):
+        assert key in text, text
+    assert values["Kernels / step"] == "800"
+    assert values["Eager launch time"] == "4.000 ms"
