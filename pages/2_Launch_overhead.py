@@ -151,7 +151,8 @@ left.plotly_chart(
 right.markdown(
     "**Same launch tax, smaller compute.** N·τ does not depend on the weights, so shrinking "
     "them (FP8, INT4) makes the tax a bigger share and graphs pay more: this model per dtype "
-    f"at batch {s.batch}."
+    f"at batch {s.batch}. In Amdahl's terms graphs remove the share f = (N − n)·τ / T_eager of "
+    "the step outright, so S = 1 / (1 − f), and f grows as T_gpu shrinks."
 )
 right.dataframe(
     pd.DataFrame(lens["dtypes"])

@@ -82,7 +82,9 @@ def launch_formulas() -> None:
         )
         st.latex(
             r"\text{speed-up} = \frac{T_{eager}}{T_{graph}},\qquad "
-            r"\text{launch tax} = \frac{N\tau}{T_{gpu}}"
+            r"\text{launch tax} = \frac{N\tau}{T_{gpu}},\qquad "
+            r"\text{Amdahl: } f = \frac{(N - n_{replay})\tau}{T_{eager}},\ "
+            r"S = \frac{1}{1 - f}"
         )
         st.markdown(
             "Pipelined launches (CPU overlaps the GPU): T = max(T_gpu, n·τ) + T_host. "
