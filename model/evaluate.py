@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from model import launch, memory, roofline
+from model.cold_start import cold_start
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import BYTES_PER_PARAM, GB, GIB, MS, TERA, US, compute_dtype
 
@@ -161,6 +162,7 @@ def evaluate(s: Scenario) -> dict:
         },
         "launch": launch_figures(s),
         "memory": memory_figures(s),
+        "cold_start": cold_start(s),
     }
 
 

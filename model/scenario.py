@@ -163,6 +163,18 @@ class Scenario(BaseModel):
     loader: Loader = "safetensors"
     storage: Storage = "nvme"
     concurrency: int | None = Field(None, ge=1, le=1024, description="loader read streams")
+    storage_gb_s: float | None = Field(
+        None, gt=0, le=10000, description="storage aggregate read bandwidth [GB/s] (auto: tier's)"
+    )
+    stream_gb_s: float | None = Field(
+        None, gt=0, le=10000, description="bandwidth of one read stream [GB/s] (auto: tier's)"
+    )
+    compile_s: float | None = Field(
+        None, ge=0, le=3600, description="cold torch.compile time [s] (auto: preset's)"
+    )
+    compile_cached_s: float | None = Field(
+        None, ge=0, le=3600, description="torch.compile load from a warm cache [s] (auto: preset's)"
+    )
     process_init_s: float = Field(4.0, ge=0, le=3600)
     cuda_context_s: float = Field(6.0, ge=0, le=3600)
     allocator_s: float = Field(4.0, ge=0, le=3600)

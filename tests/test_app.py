@@ -8,7 +8,14 @@ from streamlit.testing.v1 import AppTest
 from model.presets import scenario_names
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py"]
+PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
+#: a metric every run of the page must show (the page's headline)
+HEADLINE = {
+    "app.py": "Aggregate tok/s",
+    "pages/1_Roofline.py": "Aggregate tok/s",
+    "pages/2_Launch_overhead.py": "Aggregate tok/s",
+    "pages/3_Cold_start.py": "Time to ready",
+}
 
 
 def open_page(page, **query):
@@ -29,8 +36,9 @@ def metrics(at):
 def test_every_page_runs_every_named_scenario(page, name):
     at = open_page(page, scenario=name)
     shown = metrics(at)
-    assert "Aggregate tok/s" in shown and "Bound" in shown
-    assert shown["Bound"] in {"memory", "compute", "overhead"}
+    assert shown[HEADLINE[page]]
+    if "Bound" in shown or page != "pages/3_Cold_start.py":
+        assert shown["Bound"] in {"memory", "compute", "overhead"}
     assert not at.warning
 
 
@@ -79,6 +87,11 @@ def test_weights_that_do_not_fit_warn_but_still_show_figures():
         ({"cuda_graphs": "maybe"}, ["cuda\\_graphs"]),
         ({"kernels": "0"}, ["kernels"]),
         ({"weights_gb": "-1"}, ["weights\\_gb"]),
+        ({"concurrency": "0"}, ["concurrency"]),
+        ({"concurrency": "99999"}, ["concurrency"]),
+        ({"loader": "turbo", "storage": "floppy"}, ["loader", "storage"]),
+        ({"process_init_s": "-1"}, ["process\\_init\\_s"]),
+        ({"sleep_level": "3"}, ["sleep\\_level"]),
     ],
 )
 @pytest.mark.parametrize("page", PAGES)
@@ -87,7 +100,7 @@ def test_bad_links_warn_and_the_page_keeps_working(page, query, named):
     text = " ".join(w.value for w in at.warning)
     for word in named:
         assert word in text, text
-    assert metrics(at)["Aggregate tok/s"]
+    assert metrics(at)[HEADLINE[page]]
 
 
 def test_good_keys_survive_beside_bad_ones():
@@ -199,3 +212,39 @@ def test_weights_size_override_widget():
     assert at.query_params["weights_gb"] in ("auto", ["auto"])
     # params × 0.5 for INT4: 7.62 B × 0.5 = 3.81 GB → 3.81 ms at 1 TB/s, + 2.15 ms of launches
     assert metrics(at)["Step, eager"] == "5.960 ms"
+
+
+COLD = "pages/3_Cold_start.py"
+
+
+def test_cold_start_page_shows_the_seed_table():
+    shown = metrics(open_page(COLD, scenario="seed-70b-fp8-cold-start"))
+    assert shown["Time to ready"] == "92.3 s"  # seed: ~93 s
+    assert shown["Floor (items 1–3)"] == "14.0 s"
+    assert shown["4 Weights → HBM"] == "23.7 s"  # seed: ~25 s
+    assert shown["5 Graphs + JIT"] == "54.6 s"  # seed: ~54 s
+    assert shown["Optimised"] == "27.8 s"  # seed: ~28 s
+    shown = metrics(open_page(COLD, scenario="seed-70b-fp8-cold-start-optimised"))
+    assert shown["Time to ready"] == "27.8 s"
+    assert shown["4 Weights → HBM"] == "5.0 s"
+
+
+def test_cold_start_controls_write_the_url():
+    at = open_page(COLD, scenario="seed-70b-fp8-cold-start")
+    at.selectbox(key="w_loader").set_value("runai_streamer").run()
+    assert not at.exception
+    assert at.query_params["loader"] in ("runai_streamer", ["runai_streamer"])
+    assert metrics(at)["4 Weights → HBM"] == "5.0 s"
+    at.toggle(key="w_compile_cache").set_value(True).run()
+    assert metrics(at)["5 Graphs + JIT"] == "35.6 s"  # 5 s cached + 30.6 s capture
+    at.selectbox(key="w_sleep_level").set_value(1).run()
+    assert metrics(at)["Wake from sleep level 1"] == "0.35 s"
+
+
+def test_cold_start_traps_show_where_they_apply():
+    at = open_page(COLD, scenario="seed-70b-fp8-cold-start", storage="page_cache")
+    assert any("warm-cache trap" in w.value for w in at.warning)
+    at = open_page(COLD, scenario="seed-70b-fp8-cold-start", loader="pickle")
+    assert any("executes arbitrary code" in e.value for e in at.error)
+    at = open_page(COLD, scenario="seed-70b-fp8-cold-start")
+    assert any("FP8 halves item 4 but not item 5" in i.value for i in at.info)

@@ -44,6 +44,17 @@ def test_eval_json_has_the_spec_sections_and_names(capsys):
         "padding_waste",
         "graphs_captured",
     } <= set(out["launch"])
+    assert {
+        "process_init_s",
+        "cuda_context_s",
+        "allocator_s",
+        "weights_s",
+        "graphs_jit_s",
+        "total_s",
+        "weights_read_s",
+        "weights_h2d_s",
+        "wake_s",
+    } <= set(out["cold_start"])
     # the seed's first row: 6 + 2 = 8 ms → 125 tok/s
     assert_allclose(out["decode"]["t_step_ms"], 8.0)
     assert_allclose(out["decode"]["tokens_per_s"], 125.0)
@@ -132,6 +143,19 @@ BAD = [
     ("cuda_graphs=", "cuda_graphs"),
     ("weights_gb=0", "weights_gb"),
     ("capture_s_per_graph=-0.1", "capture_s_per_graph"),
+    # issue 4's bad input: concurrency, loader, tier, item seconds, sleep level
+    ("concurrency=0", "concurrency"),
+    ("concurrency=-4", "concurrency"),
+    ("concurrency=100000", "concurrency"),
+    ("loader=turbo", "loader"),
+    ("storage=floppy", "storage"),
+    ("process_init_s=-1", "process_init_s"),
+    ("cuda_context_s=-0.5", "cuda_context_s"),
+    ("allocator_s=1e9", "allocator_s"),
+    ("sleep_level=3", "sleep_level"),
+    ("compile_s=-2", "compile_s"),
+    ("storage_gb_s=0", "storage_gb_s"),
+    ("compile_cache=maybe", "compile_cache"),
 ]
 
 

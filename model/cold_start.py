@@ -1,0 +1,327 @@
+"""Cold start: the five line items of an inference server's start-up (SPEC 4.3).
+
+1. process init, 2. CUDA context, 3. allocator (near-fixed: the floor), 4. weights from storage
+to HBM (read, then or while copying host→device), 5. torch.compile + CUDA graph capture. Plus
+sleep-mode wake times and the optimised counterpart of a scenario.
+
+Functions take numbers or numpy arrays and return seconds; ``cold_start(s)`` composes them
+for a scenario. Seed: *Speeding up model cold start: from minutes to seconds*.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import launch
+from model.presets import cold_start_presets
+from model.scenario import Scenario
+from model.units import GB
+
+
+def read_bandwidth(aggregate, per_stream, concurrency):
+    """Read bandwidth from storage [B/s]: ``min(tier aggregate, per-stream × concurrency)``.
+
+    Parameters
+    ----------
+    aggregate : numeric
+        What the tier delivers to all streams together. [B/s]
+    per_stream : numeric
+        What one read stream delivers. [B/s]
+    concurrency : numeric
+        Read streams the loader opens. [count]
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "Concurrency is the tuning parameter … One
+       thread does not saturate a Gen5 NVMe"; SPEC 4.3.
+    """
+    return np.minimum(
+        np.asarray(aggregate, float), np.asarray(per_stream, float) * np.asarray(concurrency)
+    )
+
+
+def transfer_time(nbytes, bandwidth):
+    """``t = W / B`` [s]: the floor of moving ``nbytes`` at ``bandwidth`` [B/s].
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "The maths of the weights: t = W/B"
+       (70 GB / 14 GB/s = 5.0 s; 70 GB / 50 GB/s = 1.4 s).
+    """
+    return np.asarray(nbytes, float) / np.asarray(bandwidth, float)
+
+
+def load_time(t_read, t_h2d, overlap, t_host=0.0):
+    """Item 4 [s]: read and host→device copy in series (sum) or overlapped (max), plus any
+    extra passes through host memory (pickle's intermediate buffer) in series.
+
+    Parameters
+    ----------
+    t_read : numeric
+        Reading the weights from storage (shared by the GPUs). [s]
+    t_h2d : numeric
+        Copying one GPU's shard host→device (the GPUs copy in parallel). [s]
+    overlap : bool
+        True for loaders that copy while reading (Run:ai streamer, Tensorizer).
+    t_host : numeric
+        Extra host-memory passes (pickle). [s]
+
+    References
+    ----------
+    .. [1] Seed: t_series = t_read + t_H2D; t_overlapped ≈ max(t_read, t_H2D). 70 GB from
+       NVMe at 14 GB/s and PCIe at 50 GB/s: 6.4 s in series, 5.0 s overlapped.
+    """
+    t_read = np.asarray(t_read, float)
+    t_h2d = np.asarray(t_h2d, float)
+    core = np.maximum(t_read, t_h2d) if overlap else t_read + t_h2d
+    return core + t_host
+
+
+def graphs_jit_time(cuda_graphs, compile_cold, compile_cached, cache, graphs, s_per_graph):
+    """Item 5 [s]: torch.compile (cold, or the cached load) + graphs × seconds per graph.
+
+    ``cuda_graphs="none"`` is vLLM's enforce-eager: no torch.compile and no capture, so item 5
+    is zero while every decode step pays the launch tax.
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "Caching the torch.compile/Inductor
+       compilation" and "Bounding the CUDA graph capture" (default capture ~54 s).
+    .. [2] SPEC 4.3: cold compile ~24 s vs ~5 s cached; ~0.3 s per graph.
+    """
+    if cuda_graphs == "none":
+        return 0.0
+    compile_s = compile_cached if cache else compile_cold
+    return float(compile_s + launch.capture_seconds(graphs, s_per_graph))
+
+
+def wake_time(level, t_h2d, weights_s):
+    """Sleep-mode wake [s]: level 1 copies the weights back from host RAM (the H2D copy
+    only); level 2 reloads them from storage (item 4). Items 1–3 and 5 are kept alive.
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "Sleep mode: the shortcut that skips all five
+       items" (vLLM blog, Sleep Mode: 18–200× faster at level 1, 23–45× at level 2).
+    """
+    return {1: float(t_h2d), 2: float(weights_s)}.get(int(level))
+
+
+def _effective(s: Scenario) -> dict:
+    """The tier, loader and timings the scenario uses, after its overrides."""
+    p = cold_start_presets()
+    tier, loader, st = p.storage[s.storage], p.loaders[s.loader], p.startup
+    return {
+        "tier": tier,
+        "loader": loader,
+        "aggregate": (s.storage_gb_s or tier.aggregate_gb_s) * GB,
+        "per_stream": (s.stream_gb_s or tier.per_stream_gb_s) * GB,
+        "concurrency": s.concurrency or loader.default_concurrency,
+        "compile_s": st.compile_s if s.compile_s is None else s.compile_s,
+        "compile_cached_s": st.compile_cached_s
+        if s.compile_cached_s is None
+        else s.compile_cached_s,
+    }
+
+
+def cold_start(s: Scenario) -> dict:
+    """The ``cold_start`` section of ``whatif eval --json`` (SPEC 4.3).
+
+    Weights are the scenario's (``weights_gb`` or params × bytes per param); storage is read
+    once for all GPUs, each GPU copies its shard in parallel.
+    """
+    e = _effective(s)
+    weights = s.model.params_b * 1e9 * s.bytes_per_param
+    per_gpu = weights / s.gpus
+    bw = float(read_bandwidth(e["aggregate"], e["per_stream"], e["concurrency"]))
+    t_read = float(transfer_time(weights, bw))
+    t_h2d = float(transfer_time(per_gpu, s.hardware.h2d_gb_s * GB))
+    loader = e["loader"]
+    t_host = (
+        float(loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB))
+        if loader.host_passes
+        else 0.0
+    )
+    series = t_read + t_h2d + t_host
+    weights_s = float(load_time(t_read, t_h2d, loader.overlap, t_host))
+    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
+    capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
+    compile_part = (
+        0.0
+        if s.cuda_graphs == "none"
+        else (e["compile_cached_s"] if s.compile_cache else e["compile_s"])
+    )
+    item5 = graphs_jit_time(
+        s.cuda_graphs,
+        e["compile_s"],
+        e["compile_cached_s"],
+        s.compile_cache,
+        graphs,
+        s.capture_s_per_graph,
+    )
+    floor = s.process_init_s + s.cuda_context_s + s.allocator_s
+    total = floor + weights_s + item5
+    wake1 = wake_time(1, t_h2d, weights_s)
+    wake2 = wake_time(2, t_h2d, weights_s)
+    wake = wake_time(s.sleep_level, t_h2d, weights_s) if s.sleep_level else None
+    return {
+        "process_init_s": s.process_init_s,
+        "cuda_context_s": s.cuda_context_s,
+        "allocator_s": s.allocator_s,
+        "weights_s": weights_s,
+        "graphs_jit_s": item5,
+        "total_s": total,
+        "floor_s": floor,
+        "weights_read_s": t_read,
+        "weights_h2d_s": t_h2d,
+        "weights_host_s": t_host,
+        "weights_series_s": series,
+        "weights_overlapped_s": float(max(t_read, t_h2d) + t_host),
+        "weights_gb": weights / GB,
+        "weights_per_gpu_gb": per_gpu / GB,
+        "read_gb_s": bw / GB,
+        "h2d_gb_s": s.hardware.h2d_gb_s,
+        "concurrency": e["concurrency"],
+        "loader": s.loader,
+        "overlap": loader.overlap,
+        "storage": s.storage,
+        "warm_cache_trap": e["tier"].warm_cache_trap,
+        "compile_s": compile_part,
+        "capture_s": capture,
+        "graphs_captured": graphs,
+        "sleep_level": s.sleep_level,
+        "wake_s": wake,
+        "wake_speedup": total / wake if wake else None,
+        "wake_level1_s": wake1,
+        "wake_level2_s": wake2,
+        "wake_level1_speedup": total / wake1 if wake1 else None,
+        "wake_level2_speedup": total / wake2 if wake2 else None,
+        "warm_replica_s": 0.0,
+    }
+
+
+OVERLAP_LOADERS = ("runai_streamer", "tensorizer")
+
+
+def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool | None = None):
+    """The seed's optimised counterpart of ``s`` (its table's right-hand column).
+
+    ``weights``: a loader that overlaps read and copy (the Run:ai streamer at its default
+    concurrency, unless the scenario already uses an overlapping loader). ``item5``: a warm
+    torch.compile cache and the seed's bounded capture sizes (plus the bucket that covers the
+    scenario's own batch, so its steps keep replaying a graph). ``lean`` (default: both
+    others): a minimal environment, process init at most the seed's ~3 s. Items 2 and 3 stay.
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "An example cold start, item by item" and
+       "optimising only item 4 … ~73 s. Optimising only item 5 … ~49 s".
+    """
+    st = cold_start_presets().startup
+    lean = (weights and item5) if lean is None else lean
+    update: dict = {}
+    if weights and s.loader not in OVERLAP_LOADERS:
+        update["loader"] = "runai_streamer"
+        default = cold_start_presets().loaders["runai_streamer"].default_concurrency
+        if s.concurrency is not None and s.concurrency < default:
+            update["concurrency"] = None
+    if item5:
+        update["compile_cache"] = True
+        sizes = set(st.bounded_capture_sizes)
+        if s.batch <= max(s.capture_sizes):
+            sizes.add(int(launch.padded_batch(s.batch, s.capture_sizes)))
+        bounded = sorted(sizes)
+        if len(bounded) < len(s.capture_sizes):
+            update["capture_sizes"] = bounded
+    if lean:
+        update["process_init_s"] = min(s.process_init_s, st.lean_process_init_s)
+    return s.model_copy(update=update)
+
+
+def weights_timeline(t_read, t_h2d, overlap, chunks=12):
+    """Read and H2D lanes of item 4, chunk by chunk [s]: in series each chunk is read then
+    copied; overlapped, chunk i is copied while chunk i + 1 is read (the streamer's pipeline).
+    The chunked pipeline ends ``min(t_read, t_h2d) / chunks`` after the formula's max.
+
+    References
+    ----------
+    .. [1] Seed: "while one thread copies a chunk to VRAM, another is already reading the next
+       one from disk … the total time tends towards the maximum of the two".
+    """
+    r, h = t_read / chunks, t_h2d / chunks
+    i = np.arange(chunks, dtype=float)
+    if overlap:
+        read_start = i * r
+        h2d_start = r + i * max(r, h)
+    else:
+        read_start = i * (r + h)
+        h2d_start = read_start + r
+    return {
+        "read_start": read_start,
+        "read_end": read_start + r,
+        "h2d_start": h2d_start,
+        "h2d_end": h2d_start + h,
+        "end": float(h2d_start[-1] + h),
+    }
+
+
+CONCURRENCY_GRID = np.arange(1, 65, dtype=float)
+
+
+def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
+    """Item 4 for every storage tier across read streams (one vectorised call per tier),
+    with the scenario's loader, weights and GPUs. Returns ``{tier: {"weights_s", "read_s"}}``.
+    """
+    p = cold_start_presets()
+    loader = p.loaders[s.loader]
+    weights = s.model.params_b * 1e9 * s.bytes_per_param
+    t_h2d = transfer_time(weights / s.gpus, s.hardware.h2d_gb_s * GB)
+    t_host = (
+        loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB)
+        if loader.host_passes
+        else 0.0
+    )
+    out = {}
+    for tier_id, tier in p.storage.items():
+        bw = read_bandwidth(tier.aggregate_gb_s * GB, tier.per_stream_gb_s * GB, concurrency)
+        t_read = transfer_time(weights, bw)
+        out[tier_id] = {
+            "name": tier.name,
+            "read_s": t_read,
+            "weights_s": load_time(t_read, t_h2d, loader.overlap, t_host),
+        }
+    return out
+
+
+def cold_start_lens(s: Scenario) -> dict:
+    """Everything the Cold start page shows, from one call: the figures, the seed's four
+    columns (this scenario, only weights optimised, only item 5 optimised, optimised), the
+    weights timeline in series and overlapped, item 4 across tiers × concurrency, and the
+    FP8-vs-BF16 trap (item 4 halves, item 5 does not)."""
+    figures = cold_start(s)
+    variants = {
+        "this scenario": s,
+        "only weights optimised": optimised(s, weights=True, item5=False),
+        "only item 5 optimised": optimised(s, weights=False, item5=True),
+        "optimised": optimised(s),
+    }
+    columns = {name: cold_start(v) for name, v in variants.items()}
+    dtypes = {}
+    for dtype in ("bf16", "fp8"):
+        dtypes[dtype] = cold_start(s.with_dtype(dtype))
+    return {
+        "figures": figures,
+        "variants": variants,
+        "columns": columns,
+        "timeline": {
+            "series": weights_timeline(
+                figures["weights_read_s"], figures["weights_h2d_s"], overlap=False
+            ),
+            "overlapped": weights_timeline(
+                figures["weights_read_s"], figures["weights_h2d_s"], overlap=True
+            ),
+        },
+        "tiers": tier_sweep(s),
+        "concurrency": CONCURRENCY_GRID,
+        "dtypes": dtypes,
+    }

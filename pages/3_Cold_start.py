@@ -1,0 +1,210 @@
+"""Cold start lens: the five line items of an inference server's start-up, the loaders and
+storage tiers, and what sleep mode and a warm replica turn it into. (SPEC 4.3)"""
+
+import pandas as pd
+import streamlit as st
+
+from model.cold_start import cold_start_lens
+from model.presets import cold_start_presets
+from ui import cold_charts
+from ui.buckets import bucket_editor
+from ui.cold_controls import cold_controls
+from ui.formulas import cold_start_formulas
+from ui.layout import downloads
+from ui.sidebar import page_scenario
+
+st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
+s = page_scenario("cold_start")
+lens = cold_start_lens(s)
+cs = lens["figures"]
+opt = lens["columns"]["optimised"]
+presets = cold_start_presets()
+loader = presets.loaders[s.loader]
+
+st.title("Cold start: five line items")
+st.caption(
+    f"{s.model.name} · {s.weights_dtype.upper()} · {cs['weights_gb']:.1f} GB of weights · "
+    f"{s.gpus}× {s.hardware.name} · {loader.name} from {presets.storage[s.storage].name} · "
+    f"graphs: {s.cuda_graphs}"
+)
+cold_controls(s)
+
+c = st.columns(4)
+c[0].metric("Time to ready", f"{cs['total_s']:.1f} s", help="Items 1–5 in series.")
+c[1].metric(
+    "Floor (items 1–3)",
+    f"{cs['floor_s']:.1f} s",
+    help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
+    "sleep mode or a warm replica help.",
+)
+c[2].metric(
+    "Optimised",
+    f"{opt['total_s']:.1f} s",
+    delta=f"{opt['total_s'] - cs['total_s']:.1f} s" if opt["total_s"] < cs["total_s"] else None,
+    delta_color="inverse",
+    help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
+)
+if s.sleep_level:
+    c[3].metric(
+        f"Wake from sleep level {s.sleep_level}",
+        f"{cs['wake_s']:.2f} s",
+        help=f"{cs['wake_speedup']:.0f}× faster than the full cold start.",
+    )
+else:
+    c[3].metric(
+        "Sleep level 1 wake",
+        f"{cs['wake_level1_s']:.2f} s",
+        help="If the server slept instead of stopping (sleep_level=1): the weights come back "
+        f"from host RAM, {cs['wake_level1_speedup']:.0f}× faster.",
+    )
+c = st.columns(5)
+c[0].metric("1 Process init", f"{cs['process_init_s']:.1f} s")
+c[1].metric("2 CUDA context", f"{cs['cuda_context_s']:.1f} s")
+c[2].metric("3 Allocator", f"{cs['allocator_s']:.1f} s")
+c[3].metric(
+    "4 Weights → HBM",
+    f"{cs['weights_s']:.1f} s",
+    help=f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
+    f"({cs['concurrency']} streams), H2D {cs['weights_h2d_s']:.2f} s per GPU at "
+    f"{cs['h2d_gb_s']:g} GB/s, " + ("overlapped" if cs["overlap"] else "in series"),
+)
+c[4].metric(
+    "5 Graphs + JIT",
+    f"{cs['graphs_jit_s']:.1f} s",
+    help=f"torch.compile {cs['compile_s']:.1f} s ({'cached' if s.compile_cache else 'cold'}) "
+    f"+ capture {cs['capture_s']:.1f} s ({cs['graphs_captured']} graphs)",
+)
+
+# the seed's traps, where they apply
+if cs["warm_cache_trap"]:
+    st.warning(
+        "The page-cache tier is the warm-cache trap: the 'blazingly fast second load' reads "
+        "from host RAM. In production pods are born cold, on nodes where the files are not "
+        "cached; measure item 4 from the real tier."
+    )
+if s.loader == "pickle":
+    st.error(
+        "pickle / torch.load executes arbitrary code on load (the __reduce__ protocol): every "
+        "checkpoint download is a remote-code-execution vector. It also makes an extra pass "
+        f"through host memory ({cs['weights_host_s']:.1f} s here). Use safetensors."
+    )
+if s.loader == "safetensors":
+    st.caption(
+        "safetensors mmaps the file: if the start-up does not force the read, item 4 looks "
+        "short and the first token pays the page faults."
+    )
+if s.cuda_graphs == "none":
+    st.info(
+        "Eager (enforce-eager): no torch.compile and no capture, so item 5 is zero, and every "
+        "decode step pays the launch tax (see the Launch overhead lens)."
+    )
+bf, f8 = lens["dtypes"]["bf16"], lens["dtypes"]["fp8"]
+st.info(
+    f"FP8 halves item 4 but not item 5: in BF16 item 4 takes {bf['weights_s']:.1f} s, in FP8 "
+    f"{f8['weights_s']:.1f} s; item 5 stays {bf['graphs_jit_s']:.1f} s either way, so the "
+    f"total goes {bf['total_s']:.1f} → {f8['total_s']:.1f} s."
+)
+
+left, right = st.columns(2)
+left.plotly_chart(cold_charts.waterfall_figure(cs, opt), width="stretch")
+right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
+cols = pd.DataFrame(
+    [
+        {
+            "column": name,
+            **{
+                k: col[k]
+                for k in (
+                    "process_init_s",
+                    "cuda_context_s",
+                    "allocator_s",
+                    "weights_s",
+                    "graphs_jit_s",
+                    "total_s",
+                )
+            },
+        }
+        for name, col in lens["columns"].items()
+    ]
+)
+right.dataframe(
+    cols.rename(
+        columns={
+            "process_init_s": "1 [s]",
+            "cuda_context_s": "2 [s]",
+            "allocator_s": "3 [s]",
+            "weights_s": "4 [s]",
+            "graphs_jit_s": "5 [s]",
+            "total_s": "total [s]",
+        }
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        k: st.column_config.NumberColumn(format="%.1f")
+        for k in ("1 [s]", "2 [s]", "3 [s]", "4 [s]", "5 [s]", "total [s]")
+    },
+)
+
+st.subheader("Item 4: from storage to HBM")
+left, right = st.columns(2)
+left.plotly_chart(
+    cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]), width="stretch"
+)
+left.caption(
+    f"Read {cs['weights_gb']:.1f} GB once for all GPUs at {cs['read_gb_s']:.3g} GB/s = "
+    f"{cs['weights_read_s']:.2f} s; each GPU copies its {cs['weights_per_gpu_gb']:.1f} GB at "
+    f"{cs['h2d_gb_s']:g} GB/s = {cs['weights_h2d_s']:.2f} s, in parallel. In series "
+    f"{cs['weights_series_s']:.2f} s, overlapped {cs['weights_overlapped_s']:.2f} s (the "
+    "chunked drawing ends one chunk later than the formula's max)."
+)
+right.plotly_chart(
+    cold_charts.tier_figure(
+        lens["tiers"], lens["concurrency"], s.storage, cs["concurrency"], cs["weights_s"]
+    ),
+    width="stretch",
+)
+
+st.subheader("Sleep mode and a warm replica")
+left, right = st.columns([3, 2])
+left.plotly_chart(cold_charts.wake_figure(cs), width="stretch")
+right.markdown(
+    "**Sleep mode** keeps the process, the CUDA context, the allocator and the captured "
+    "graphs alive; only the weights leave the GPU. Level 1 parks them in host RAM and copies "
+    f"them back ({cs['wake_level1_s']:.2f} s, {cs['wake_level1_speedup']:.0f}× faster than "
+    f"this cold start); level 2 discards them and reloads from storage "
+    f"({cs['wake_level2_s']:.1f} s, {cs['wake_level2_speedup']:.1f}×). vLLM measured 18–200× "
+    "for level 1 and 23–45× for level 2 on its own set-ups (vLLM blog, Sleep Mode): the ratio "
+    "here is lower when item 4 is slow. **A warm replica** is already serving: zero, at the "
+    "price of the idle GPU (Scale to zero lens)."
+)
+with st.expander("Capture sizes (item 5)"):
+    bucket_editor(s)
+
+st.subheader("Breakdown")
+breakdown = pd.DataFrame(
+    [("cold_start", k, v) for k, v in cs.items()], columns=["section", "figure", "value"]
+)
+st.dataframe(
+    breakdown.assign(
+        value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
+    ),
+    hide_index=True,
+    width="stretch",
+    height=300,
+)
+tiers = pd.concat(
+    [
+        pd.DataFrame(
+            {
+                "storage": tier_id,
+                "concurrency": lens["concurrency"],
+                "read_s": t["read_s"],
+                "weights_s": t["weights_s"],
+            }
+        )
+        for tier_id, t in lens["tiers"].items()
+    ]
+)
+downloads(s, {"Figures": breakdown, "Columns": cols, "Tiers": tiers}, "cold-start")
+cold_start_formulas()

@@ -1,0 +1,175 @@
+"""Cold start (SPEC 4.3): the seed's worked examples, hand-calculated cases, presets and
+properties. Seed: "Speeding up model cold start: from minutes to seconds"."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+from model import cold_start as cs
+from model.evaluate import evaluate
+from model.presets import cold_start_presets
+from model.scenario import Scenario
+from tests.test_codecs import scenarios
+
+
+def test_70gb_from_nvme_series_and_overlapped(scenario):
+    # seed: 70 GB from NVMe at 14 GB/s and PCIe at 50 GB/s: read 5.0, H2D 1.4, 6.4 vs 5.0 s
+    c = evaluate(scenario(scenario="seed-70gb-nvme-1xh100"))["cold_start"]
+    assert_allclose(
+        (c["weights_read_s"], c["weights_h2d_s"], c["weights_s"]), (5.0, 1.4, 6.4), rtol=1e-12
+    )
+    c = evaluate(scenario(scenario="seed-70gb-nvme-1xh100", loader="runai_streamer"))
+    assert_allclose(c["cold_start"]["weights_s"], 5.0)
+
+
+def test_70gb_from_5gb_s_network_storage(scenario):
+    # seed: from network storage at 5 GB/s: read 14 s, series 15.4 s vs overlapped 14 s
+    c = evaluate(scenario(scenario="seed-70gb-network-5gbs"))["cold_start"]
+    assert_allclose((c["weights_read_s"], c["weights_s"]), (14.0, 15.4))
+    c = evaluate(scenario(scenario="seed-70gb-network-5gbs", loader="tensorizer"))
+    assert_allclose(c["cold_start"]["weights_s"], 14.0)
+    # the same through overrides on the NVMe twin: a 5 GB/s tier
+    c = evaluate(scenario(scenario="seed-70gb-nvme-1xh100", storage_gb_s="5"))["cold_start"]
+    assert_allclose(c["weights_s"], 15.4)
+
+
+SEED_TABLE = {
+    # item: (default, optimised) from the seed's "An example cold start, item by item"
+    "process_init_s": (4, 3),
+    "cuda_context_s": (6, 6),
+    "allocator_s": (4, 4),
+    "weights_s": (25, 5),
+    "graphs_jit_s": (54, 10),
+    "total_s": (93, 28),
+}
+
+
+def test_the_seeds_70b_fp8_table_within_10_percent(scenario):
+    default = evaluate(scenario(scenario="seed-70b-fp8-cold-start"))["cold_start"]
+    optimised = evaluate(scenario(scenario="seed-70b-fp8-cold-start-optimised"))["cold_start"]
+    for item, (want_default, want_optimised) in SEED_TABLE.items():
+        assert_allclose(default[item], want_default, rtol=0.10, err_msg=item)
+        assert_allclose(optimised[item], want_optimised, rtol=0.10, err_msg=item)
+    # the floor no loader crosses: items 2 + 3 (+ 1) ≈ 10–14 s
+    assert default["floor_s"] == 14.0
+
+
+def test_only_weights_and_only_item_5(scenario):
+    # seed: optimising only item 4 → ~73 s; only item 5 → ~49 s; both → ~28 s
+    lens = cs.cold_start_lens(scenario(scenario="seed-70b-fp8-cold-start"))
+    cols = {k: v["total_s"] for k, v in lens["columns"].items()}
+    assert_allclose(cols["only weights optimised"], 73, rtol=0.10)
+    assert_allclose(cols["only item 5 optimised"], 49, rtol=0.10)
+    assert_allclose(cols["optimised"], 28, rtol=0.10)
+
+
+def test_optimised_counterpart_is_the_named_optimised_scenario(scenario):
+    mine = cs.optimised(scenario(scenario="seed-70b-fp8-cold-start"))
+    named = scenario(scenario="seed-70b-fp8-cold-start-optimised")
+    assert cs.cold_start(mine) == cs.cold_start(named)
+    assert cs.optimised(named) == named.model_copy(update={"concurrency": None})  # idempotent
+
+
+def test_hand_calculated_8b_bf16_from_nfs_on_an_a100(scenario):
+    s = scenario(hardware="a100-80gb", model="llama-3.1-8b", gpus=1, weights_dtype="bf16")
+    s = s.model_copy(update={"storage": "nfs"})
+    c = cs.cold_start(s)
+    w = s.model.params_b * 1e9 * 2
+    read = w / 1e9  # one stream of 1 GB/s (the tier's 2 GB/s needs two)
+    h2d = w / 25e9  # PCIe Gen4 ~25 GB/s
+    assert_allclose((c["weights_read_s"], c["weights_h2d_s"]), (read, h2d))
+    assert_allclose(c["weights_s"], read + h2d)
+    assert_allclose(c["graphs_jit_s"], 24 + 102 * 0.3)
+    assert_allclose(c["total_s"], 14 + read + h2d + 54.6)
+    more = cs.cold_start(s.model_copy(update={"concurrency": 4}))
+    assert_allclose(more["weights_read_s"], w / 2e9)  # capped by the tier's 2 GB/s
+
+
+def test_tensor_parallel_shares_the_read_and_splits_the_copy(scenario):
+    one = cs.cold_start(scenario(scenario="seed-70gb-nvme-1xh100"))
+    four = cs.cold_start(scenario(scenario="seed-70gb-nvme-1xh100", gpus="4"))
+    assert four["weights_read_s"] == one["weights_read_s"]
+    assert_allclose(four["weights_h2d_s"], one["weights_h2d_s"] / 4)
+
+
+def test_pickle_adds_a_host_pass_and_eager_skips_item_5(scenario):
+    base = scenario(scenario="seed-70gb-nvme-1xh100")
+    p = cs.cold_start(base.model_copy(update={"loader": "pickle"}))
+    assert_allclose(p["weights_host_s"], 70 / 10)
+    assert_allclose(p["weights_s"], 5.0 + 1.4 + 7.0)
+    eager = cs.cold_start(base.model_copy(update={"cuda_graphs": "none"}))
+    assert eager["graphs_jit_s"] == 0 and eager["compile_s"] == 0 and eager["capture_s"] == 0
+
+
+def test_compile_cache_and_capture(scenario):
+    s = scenario(scenario="seed-70b-fp8-cold-start")
+    assert_allclose(cs.cold_start(s)["graphs_jit_s"], 24 + 51 * 2 * 0.3)
+    warm = cs.cold_start(s.model_copy(update={"compile_cache": True}))
+    assert_allclose(warm["graphs_jit_s"], 5 + 51 * 2 * 0.3)
+    fdo = cs.cold_start(s.model_copy(update={"cuda_graphs": "full_decode_only"}))
+    assert_allclose(fdo["capture_s"], 51 * 0.3)
+    mine = cs.cold_start(scenario(scenario="seed-70b-fp8-cold-start", compile_s="40"))
+    assert_allclose(mine["graphs_jit_s"], 40 + 30.6)
+
+
+def test_sleep_mode_wake_times(scenario):
+    s = scenario(scenario="seed-70b-fp8-cold-start", sleep_level="1")
+    c = cs.cold_start(s)
+    assert_allclose(c["wake_s"], 70 / 4 / 50)  # the shard back from host RAM over PCIe
+    assert_allclose(c["wake_speedup"], c["total_s"] / c["wake_s"])
+    c2 = cs.cold_start(s.model_copy(update={"sleep_level": 2}))
+    assert_allclose(c2["wake_s"], c2["weights_s"])  # item 4 only
+    assert cs.cold_start(s.model_copy(update={"sleep_level": 0}))["wake_s"] is None
+    assert c["warm_replica_s"] == 0
+
+
+def test_presets_match_the_scenario_literals_and_cite_sources():
+    p = cold_start_presets()
+    fields = Scenario.model_fields
+    assert set(p.storage) == set(fields["storage"].annotation.__args__)
+    assert set(p.loaders) == set(fields["loader"].annotation.__args__)
+    assert p.startup.capture_s_per_graph == fields["capture_s_per_graph"].default
+    for tier in p.storage.values():
+        assert tier.sources["aggregate_gb_s"] and tier.sources["per_stream_gb_s"]
+    with pytest.raises(ValueError, match="sources is missing"):
+        type(p.storage["nvme"]).model_validate(
+            {"name": "x", "aggregate_gb_s": 1, "per_stream_gb_s": 1, "sources": {}}
+        )
+
+
+def test_tier_sweep_is_one_call_per_tier(scenario):
+    lens = cs.cold_start_lens(scenario(scenario="seed-70b-fp8-cold-start"))
+    assert set(lens["tiers"]) == set(cold_start_presets().storage)
+    nvme = lens["tiers"]["nvme"]["read_s"]
+    assert nvme.shape == cs.CONCURRENCY_GRID.shape
+    assert_allclose(nvme[0], 70 / 3) and assert_allclose(nvme[-1], 70 / 14)
+
+
+def test_weights_timeline_ends_near_the_formula():
+    series = cs.weights_timeline(5.0, 1.4, overlap=False)
+    assert_allclose(series["end"], 6.4)
+    over = cs.weights_timeline(5.0, 1.4, overlap=True, chunks=12)
+    assert_allclose(over["end"], 5.0 + 1.4 / 12)
+    assert np.all(over["h2d_start"] >= over["read_end"] - 1e-12)
+
+
+# --- properties -----------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios(), st.integers(1, 1024), st.integers(1, 1024))
+def test_cold_start_monotonicity(s, c1, c2):
+    lo, hi = sorted((c1, c2))
+    a = cs.cold_start(s.model_copy(update={"concurrency": lo}))
+    b = cs.cold_start(s.model_copy(update={"concurrency": hi}))
+    assert b["weights_s"] <= a["weights_s"] * (1 + 1e-12)  # more streams never slower
+    assert a["weights_overlapped_s"] <= a["weights_series_s"]  # overlap never slower
+    cold = cs.cold_start(s.model_copy(update={"compile_cache": False}))
+    warm = cs.cold_start(s.model_copy(update={"compile_cache": True}))
+    assert warm["total_s"] <= cold["total_s"]  # a warm cache never slower
+    more = cs.cold_start(s.model_copy(update={"gpus": min(s.gpus * 2, 64)}))
+    assert more["weights_h2d_s"] <= a["weights_h2d_s"] * (1 + 1e-12)  # more GPUs never slower
+    # the optimised counterpart never starts slower than the scenario itself
+    assert cs.cold_start(cs.optimised(s))["total_s"] <= cs.cold_start(s)["total_s"] * (1 + 1e-12)

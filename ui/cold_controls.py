@@ -1,0 +1,108 @@
+"""The Cold start page's own controls: loader, storage, streams, compile cache, sleep level,
+and the item timings. Every change rewrites the URL like the sidebar's widgets."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model.presets import cold_start_presets
+from model.scenario import Scenario
+from ui.sidebar import _on_field, _sync
+
+
+def cold_controls(s: Scenario) -> None:
+    p = cold_start_presets()
+    c = st.columns([3, 3, 2, 2, 2])
+    c[0].selectbox(
+        "Loader (`loader`)",
+        list(p.loaders),
+        key=_sync("w_loader", s.loader),
+        format_func=lambda i: p.loaders[i].name,
+        on_change=_on_field,
+        args=("loader",),
+        help="vLLM's --load-format. Overlapping loaders copy to the GPU while reading.",
+    )
+    c[1].selectbox(
+        "Storage tier (`storage`)",
+        list(p.storage),
+        key=_sync("w_storage", s.storage),
+        format_func=lambda i: p.storage[i].name,
+        on_change=_on_field,
+        args=("storage",),
+    )
+    c[2].number_input(
+        "Read streams",
+        min_value=1,
+        max_value=1024,
+        step=1,
+        value=None,
+        key=_sync("w_concurrency", s.concurrency),
+        on_change=_on_field,
+        args=("concurrency",),
+        placeholder=f"auto ({p.loaders[s.loader].default_concurrency})",
+        help="`concurrency`: read streams the loader opens (1–1024). Empty = the loader's default.",
+    )
+    c[3].toggle(
+        "Compile cache",
+        key=_sync("w_compile_cache", s.compile_cache),
+        on_change=_on_field,
+        args=("compile_cache",),
+        help="`compile_cache`: torch.compile artefacts from an earlier start-up are present.",
+    )
+    c[4].selectbox(
+        "Sleep level",
+        [0, 1, 2],
+        key=_sync("w_sleep_level", s.sleep_level),
+        format_func=lambda v: {0: "0 (off)", 1: "1 (weights in RAM)", 2: "2 (discarded)"}[v],
+        on_change=_on_field,
+        args=("sleep_level",),
+        help="`sleep_level`: vLLM's sleep mode keeps the process, context, allocator and "
+        "graphs alive.",
+    )
+    with st.expander("Item seconds, bandwidth and compile timings"):
+        a, b, c2, d = st.columns(4)
+        for col, field, label in (
+            (a, "process_init_s", "1 process init [s]"),
+            (b, "cuda_context_s", "2 CUDA context [s]"),
+            (c2, "allocator_s", "3 allocator [s]"),
+        ):
+            col.number_input(
+                label,
+                min_value=0.0,
+                max_value=3600.0,
+                step=0.5,
+                key=_sync(f"w_{field}", getattr(s, field)),
+                on_change=_on_field,
+                args=(field,),
+                help=f"`{field}`, 0–3600 s",
+            )
+        d.number_input(
+            "H2D per GPU [GB/s]",
+            min_value=0.01,
+            max_value=10000.0,
+            step=1.0,
+            key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
+            on_change=_on_field,
+            args=("hardware.h2d_gb_s",),
+            help="`hardware.h2d_gb_s`: host-to-device copy per GPU (PCIe Gen5 x16 ≈ 50).",
+        )
+        tier = p.storage[s.storage]
+        st_ = p.startup
+        for col, field, label, auto in (
+            (a, "storage_gb_s", "Storage aggregate [GB/s]", tier.aggregate_gb_s),
+            (b, "stream_gb_s", "One stream [GB/s]", tier.per_stream_gb_s),
+            (c2, "compile_s", "Cold compile [s]", st_.compile_s),
+            (d, "compile_cached_s", "Cached compile [s]", st_.compile_cached_s),
+        ):
+            col.number_input(
+                label,
+                min_value=0.0 if "compile" in field else 0.01,
+                max_value=3600.0 if "compile" in field else 10000.0,
+                step=0.5,
+                value=None,
+                key=_sync(f"w_{field}", getattr(s, field)),
+                on_change=_on_field,
+                args=(field,),
+                placeholder=f"auto ({auto:g})",
+                help=f"`{field}`; empty = the preset's {auto:g}",
+            )
