@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from model.cold_start import cold_start_lens  # noqa: E402
 from model.evaluate import launch_lens, roofline_lens, sweep  # noqa: E402
 from model.overrides import resolve  # noqa: E402
 
@@ -33,6 +34,8 @@ CASES = [
     ("pages/2_Launch_overhead.py", "default"),
     ("pages/2_Launch_overhead.py", "seed-70b-eager-4xh100"),
     ("pages/2_Launch_overhead.py", "seed-qa-awq-5.5gib"),
+    ("pages/3_Cold_start.py", "seed-70b-fp8-cold-start"),
+    ("pages/3_Cold_start.py", "seed-70gb-network-5gbs"),
 ]
 
 
@@ -82,6 +85,10 @@ def main() -> int:
     print(f"{'core: roofline_lens(default)':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
     med, p90 = summary(time_call(lambda: launch_lens(s), args.runs))
     print(f"{'core: launch_lens(default), 4 mode sweeps':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
+    med, p90 = summary(time_call(lambda: cold_start_lens(s), args.runs))
+    print(
+        f"{'core: cold_start_lens(default), 5 tier sweeps':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}"
+    )
     med, p90 = summary(time_call(lambda: sweep(s, range(1, 4097)), args.runs))
     print(f"{'core: sweep(batch 1..4096), one call':55} {med * 1e3:10.2f} {p90 * 1e3:8.2f}")
     return 0
