@@ -84,7 +84,7 @@ if cs["warm_cache_trap"]:
     )
 if s.loader == "pickle":
     st.error(
-        "pickle / torch.load executes arbitrary code on load (the __reduce__ protocol): every "
+        "pickle / torch.load executes arbitrary code on load (the `__reduce__` protocol): every "
         "checkpoint download is a remote-code-execution vector. It also makes an extra pass "
         f"through host memory ({cs['weights_host_s']:.1f} s here). Use safetensors."
     )
@@ -146,6 +146,19 @@ right.dataframe(
     },
 )
 
+st.markdown("**Each optimisation alone** (what it saves from this scenario's start-up)")
+st.dataframe(
+    pd.DataFrame(lens["savings"]).rename(
+        columns={"item": "item", "total_s": "time to ready [s]", "saves_s": "saves [s]"}
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "time to ready [s]": st.column_config.NumberColumn(format="%.1f"),
+        "saves [s]": st.column_config.NumberColumn(format="%.1f"),
+    },
+)
+
 st.subheader("Item 4: from storage to HBM")
 left, right = st.columns(2)
 left.plotly_chart(
@@ -180,6 +193,40 @@ right.markdown(
 )
 with st.expander("Capture sizes (item 5)"):
     bucket_editor(s)
+with st.expander("Loaders and storage tiers (presets, with sources)"):
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "loader": lo.id,
+                    "name": lo.name,
+                    "read and H2D": "overlapped" if lo.overlap else "in series",
+                    "default streams": lo.default_concurrency,
+                    "notes": lo.notes,
+                }
+                for lo in presets.loaders.values()
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "storage": tier.id,
+                    "name": tier.name,
+                    "aggregate [GB/s]": tier.aggregate_gb_s,
+                    "one stream [GB/s]": tier.per_stream_gb_s,
+                    "source (aggregate)": tier.sources["aggregate_gb_s"],
+                    "source (stream)": tier.sources["per_stream_gb_s"],
+                }
+                for tier in presets.storage.values()
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 st.subheader("Breakdown")
 breakdown = pd.DataFrame(

@@ -173,3 +173,15 @@ def test_cold_start_monotonicity(s, c1, c2):
     assert more["weights_h2d_s"] <= a["weights_h2d_s"] * (1 + 1e-12)  # more GPUs never slower
     # the optimised counterpart never starts slower than the scenario itself
     assert cs.cold_start(cs.optimised(s))["total_s"] <= cs.cold_start(s)["total_s"] * (1 + 1e-12)
+
+
+def test_each_optimisation_alone_adds_up_to_the_optimised_column(scenario):
+    # the items are independent, so the four savings add up to default − optimised
+    lens = cs.cold_start_lens(scenario(scenario="seed-70b-fp8-cold-start"))
+    saved = {r["optimisation"]: r["saves_s"] for r in lens["savings"]}
+    assert_allclose(saved["warm torch.compile cache"], 24 - 5)
+    assert_allclose(saved["bounded capture sizes"], (102 - 16) * 0.3)
+    assert_allclose(
+        sum(saved.values()),
+        lens["columns"]["this scenario"]["total_s"] - lens["columns"]["optimised"]["total_s"],
+    )
