@@ -7,6 +7,7 @@ import streamlit as st
 from model.evaluate import roofline_lens
 from ui import charts
 from ui.formulas import roofline_formulas
+from ui.layout import breakdown as breakdown_table
 from ui.layout import downloads, fmt
 from ui.sidebar import page_scenario
 
@@ -108,15 +109,7 @@ b.markdown(
     f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
 )
 
-st.subheader("Breakdown")
 sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
-breakdown = pd.DataFrame(
-    [(sec, k, v) for sec in ("roofline", "decode", "memory") for k, v in fig[sec].items()],
-    columns=["section", "figure", "value"],
-)
-shown = breakdown.assign(
-    value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
-)
-st.dataframe(shown, hide_index=True, width="stretch", height=300)
+breakdown = breakdown_table(fig, ("roofline", "decode", "memory"))
 downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

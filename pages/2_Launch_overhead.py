@@ -9,6 +9,7 @@ from model.knobs import knobs
 from ui import charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
+from ui.layout import breakdown as breakdown_table
 from ui.layout import downloads, fmt
 from ui.sidebar import page_scenario
 
@@ -208,19 +209,7 @@ st.markdown(
     )
 )
 
-st.subheader("Breakdown")
-breakdown = pd.DataFrame(
-    [(sec, k, v) for sec in ("launch", "decode") for k, v in fig[sec].items()],
-    columns=["section", "figure", "value"],
-)
-st.dataframe(
-    breakdown.assign(
-        value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
-    ),
-    hide_index=True,
-    width="stretch",
-    height=300,
-)
+breakdown = breakdown_table(fig, ("launch", "decode"))
 sweep = pd.concat(
     [
         pd.DataFrame(

@@ -10,6 +10,7 @@ from ui import cold_charts
 from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
+from ui.layout import breakdown as breakdown_table
 from ui.layout import downloads
 from ui.sidebar import page_scenario
 
@@ -228,18 +229,7 @@ with st.expander("Loaders and storage tiers (presets, with sources)"):
         width="stretch",
     )
 
-st.subheader("Breakdown")
-breakdown = pd.DataFrame(
-    [("cold_start", k, v) for k, v in cs.items()], columns=["section", "figure", "value"]
-)
-st.dataframe(
-    breakdown.assign(
-        value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in breakdown["value"]]
-    ),
-    hide_index=True,
-    width="stretch",
-    height=300,
-)
+breakdown = breakdown_table({"cold_start": cs}, ("cold_start",))
 tiers = pd.concat(
     [
         pd.DataFrame(

@@ -300,12 +300,13 @@ LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
 LANE_Y = {name: float(i) for i, name in enumerate(LANES)}
 
 
-def _segments(starts, ends) -> np.ndarray:
-    """x values of one line trace drawing [start, end] segments [ms], NaN between them (a
-    float array with NaN gaps validates and serialises far faster than a list with None)."""
+def _segments(starts, ends, unit: float = MS) -> np.ndarray:
+    """x values of one line trace drawing [start, end] segments (in ``unit``, default ms), NaN
+    between them (a float array with NaN gaps validates and serialises far faster than a list
+    with None)."""
     out = np.full(3 * len(starts), np.nan)
-    out[0::3] = np.asarray(starts) / MS
-    out[1::3] = np.asarray(ends) / MS
+    out[0::3] = np.asarray(starts) / unit
+    out[1::3] = np.asarray(ends) / unit
     return out
 
 

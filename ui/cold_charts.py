@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts import _layout
+from ui.charts import _layout, _segments
 
 ITEMS = [
     ("process_init_s", "1 process init", "#9D755D"),
@@ -129,13 +129,6 @@ def columns_figure(columns: dict[str, dict]):
     return go.Figure({"data": data, "layout": layout})
 
 
-def _segments(starts, ends) -> np.ndarray:
-    out = np.full(3 * len(starts), np.nan)
-    out[0::3] = np.asarray(starts)
-    out[1::3] = np.asarray(ends)
-    return out
-
-
 LANES = ["overlapped · H2D", "overlapped · read", "series · H2D", "series · read"]
 
 
@@ -150,7 +143,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
         mine = (kind == "overlapped") == loader_overlaps
         for lane, key, color in (("read", "read", "#4C78A8"), ("H2D", "h2d", "#F58518")):
             y = float(LANES.index(f"{kind} · {lane}"))
-            xs = _segments(tl[f"{key}_start"], tl[f"{key}_end"])
+            xs = _segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
             data.append(
                 {
                     "type": "scatter",

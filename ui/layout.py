@@ -28,6 +28,25 @@ def fmt(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
+def breakdown(figures: dict, sections: tuple[str, ...]) -> pd.DataFrame:
+    """Show the named sections of ``evaluate()``-style figures as one table (section, figure,
+    value); returns the raw frame for the CSV download."""
+    st.subheader("Breakdown")
+    frame = pd.DataFrame(
+        [(sec, k, v) for sec in sections for k, v in figures[sec].items()],
+        columns=["section", "figure", "value"],
+    )
+    st.dataframe(
+        frame.assign(
+            value=[f"{v:.6g}" if isinstance(v, float) else str(v) for v in frame["value"]]
+        ),
+        hide_index=True,
+        width="stretch",
+        height=300,
+    )
+    return frame
+
+
 def downloads(s: Scenario, tables: dict[str, pd.DataFrame], stem: str) -> None:
     """Download buttons: the scenario as YAML and each table as CSV.
 

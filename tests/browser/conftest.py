@@ -6,6 +6,7 @@ tests are skipped, except on CI (``CI=true``), where a missing browser is a fail
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -211,3 +212,21 @@ def assert_no_exception(page) -> None:
     """No Streamlit exception box anywhere on the page."""
     boxes = page.locator('[data-testid="stException"]')
     assert boxes.count() == 0, f"{page.url} shows an exception: {boxes.first.inner_text()}"
+
+
+def cli_section(section: str, scenario: str, *overrides: str) -> dict:
+    """One section of ``python -m model eval --scenario NAME --json`` with ``--set`` overrides."""
+    cmd = [sys.executable, "-m", "model", "eval", "--scenario", scenario, "--json"]
+    for item in overrides:
+        cmd += ["--set", item]
+    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)[section]
+
+
+def open_page(page, url: str) -> dict[str, str]:
+    """Go to ``url``, wait for the run to finish, check for exceptions, return the metrics."""
+    page.goto(url, wait_until="domcontentloaded")
+    values = metrics(page)
+    assert_no_exception(page)
+    return values

@@ -8,16 +8,13 @@ also read from the CLI.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 from .conftest import (
-    REPO_ROOT,
     WAIT_MS,
     assert_no_exception,
-    metrics,
+    cli_section,
+    open_page,
     require_chromium,
     wait_metrics,
 )
@@ -26,25 +23,9 @@ require_chromium()
 SEED = "seed-70b-fp8-cold-start"
 
 
-def cli_cold(*overrides: str) -> dict:
-    cmd = [sys.executable, "-m", "model", "eval", "--scenario", SEED, "--json"]
-    for item in overrides:
-        cmd += ["--set", item]
-    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["cold_start"]
-
-
-def open_page(page, url: str) -> dict[str, str]:
-    page.goto(url, wait_until="domcontentloaded")
-    values = metrics(page)
-    assert_no_exception(page)
-    return values
-
-
 def test_share_link_matches_the_cli(page, app_url):
     values = open_page(page, f"{app_url}/Cold_start?scenario={SEED}&loader=runai_streamer")
-    c = cli_cold("loader=runai_streamer")
+    c = cli_section("cold_start", SEED, "loader=runai_streamer")
     assert values["Time to ready"] == f"{c['total_s']:.1f} s" == "73.6 s"  # seed: ~73 s
     assert values["4 Weights → HBM"] == f"{c['weights_s']:.1f} s" == "5.0 s"
     assert values["5 Graphs + JIT"] == f"{c['graphs_jit_s']:.1f} s"
@@ -61,7 +42,8 @@ def test_compile_cache_toggle_rewrites_the_url(page, app_url):
     page.get_by_text("Compile cache", exact=True).click()
     page.wait_for_url(re.compile(r"[?&]compile_cache=true(&|$)"), timeout=WAIT_MS)
     after = wait_metrics(page, lambda v: v.get("Time to ready") != before["Time to ready"])
-    assert after["Time to ready"] == f"{cli_cold('compile_cache=true')['total_s']:.1f} s"
+    warm = cli_section("cold_start", SEED, "compile_cache=true")
+    assert after["Time to ready"] == f"{warm['total_s']:.1f} s"
     assert_no_exception(page)
 
 

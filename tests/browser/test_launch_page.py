@@ -8,16 +8,14 @@ the chef seed (800 launches, 4.0 ms, 250 tok/s), both also read from the CLI.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 from .conftest import (
-    REPO_ROOT,
     WAIT_MS,
     assert_no_exception,
+    cli_section,
     metrics,
+    open_page,
     require_chromium,
     wait_metrics,
 )
@@ -25,25 +23,9 @@ from .conftest import (
 require_chromium()
 
 
-def cli_launch(scenario: str, *overrides: str) -> dict:
-    cmd = [sys.executable, "-m", "model", "eval", "--scenario", scenario, "--json"]
-    for item in overrides:
-        cmd += ["--set", item]
-    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["launch"]
-
-
-def open_page(page, url: str) -> dict[str, str]:
-    page.goto(url, wait_until="domcontentloaded")
-    values = metrics(page)
-    assert_no_exception(page)
-    return values
-
-
 def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     values = open_page(page, f"{app_url}/Launch_overhead?scenario=seed-qa-awq-5.5gib")
-    lf = cli_launch("seed-qa-awq-5.5gib")
+    lf = cli_section("launch", "seed-qa-awq-5.5gib")
     assert values["Kernels / step"] == "430"
     assert values["Step, eager"] == f"{lf['t_step_eager_ms']:.3f} ms" == "8.056 ms"
     assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms" == "5.911 ms"
@@ -62,7 +44,7 @@ def test_link_with_overrides_matches_the_cli(page, app_url):
     values = open_page(
         page, f"{app_url}/Launch_overhead?scenario=seed-70b-eager-4xh100&" + "&".join(sets)
     )
-    lf = cli_launch("seed-70b-eager-4xh100", *sets)
+    lf = cli_section("launch", "seed-70b-eager-4xh100", *sets)
     assert values["Kernels / step"] == "430"
     assert values["Eager launch time"] == f"{lf['t_launch_eager_ms']:.3f} ms" == "3.010 ms"
     assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms"

@@ -7,17 +7,14 @@ The expected figures come from the CLI (``python -m model eval --json``) or from
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import time
 
 from .conftest import (
-    REPO_ROOT,
     WAIT_MS,
     assert_no_exception,
-    metrics,
+    cli_section,
+    open_page,
     require_chromium,
     wait_idle,
     wait_metrics,
@@ -30,25 +27,12 @@ SEED = "seed-3b-4090"
 
 def cli_decode(*overrides: str) -> dict:
     """The CLI's decode figures for the seed scenario with ``key=value`` overrides."""
-    cmd = [sys.executable, "-m", "model", "eval", "--scenario", SEED, "--json"]
-    for item in overrides:
-        cmd += ["--set", item]
-    done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["decode"]
+    return cli_section("decode", SEED, *overrides)
 
 
 def sig3(value: float) -> str:
     """Three significant digits with thousands separators (how the pages print tok/s)."""
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
-
-
-def open_page(page, url: str) -> dict[str, str]:
-    """Go to ``url``, wait for the run to finish, check for exceptions, return the metrics."""
-    page.goto(url, wait_until="domcontentloaded")
-    values = metrics(page)
-    assert_no_exception(page)
-    return values
 
 
 def sidebar_share_link(page) -> str:
