@@ -111,14 +111,16 @@ def _effective(s: Scenario) -> dict:
     """The tier, loader and timings the scenario uses, after its overrides."""
     p = cold_start_presets()
     tier, loader, st = p.storage[s.storage], p.loaders[s.loader], p.startup
+    cold = st.compile_s if s.compile_s is None else s.compile_s
     return {
         "tier": tier,
         "loader": loader,
         "aggregate": (s.storage_gb_s or tier.aggregate_gb_s) * GB,
         "per_stream": (s.stream_gb_s or tier.per_stream_gb_s) * GB,
         "concurrency": s.concurrency or loader.default_concurrency,
-        "compile_s": st.compile_s if s.compile_s is None else s.compile_s,
-        "compile_cached_s": st.compile_cached_s
+        "compile_s": cold,
+        # auto: the preset's cached load, never more than this scenario's cold compile
+        "compile_cached_s": min(st.compile_cached_s, cold)
         if s.compile_cached_s is None
         else s.compile_cached_s,
     }

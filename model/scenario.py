@@ -207,6 +207,23 @@ class Scenario(BaseModel):
                 raise ValueError(f"must be strictly increasing, {kind} at {before}, {after}")
         return value
 
+    @field_validator("compile_cached_s")
+    @classmethod
+    def _cache_not_slower_than_cold(cls, value, info):
+        if value is None:
+            return value
+        cold = info.data.get("compile_s")
+        if cold is None:
+            from model.presets import cold_start_presets  # lazy: presets imports this module
+
+            cold = cold_start_presets().startup.compile_s
+        if value > cold:
+            raise ValueError(
+                f"a warm-cache compile ({value:g} s) cannot take longer than the cold compile "
+                f"compile_s ({cold:g} s); set it at most {cold:g}"
+            )
+        return value
+
     @field_validator("sleep_level", mode="before")
     @classmethod
     def _sleep_level_from_text(cls, value):

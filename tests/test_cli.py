@@ -156,6 +156,7 @@ BAD = [
     ("compile_s=-2", "compile_s"),
     ("storage_gb_s=0", "storage_gb_s"),
     ("compile_cache=maybe", "compile_cache"),
+    ("compile_cached_s=30", "cannot take longer than the cold compile"),
 ]
 
 
