@@ -296,7 +296,8 @@ CONCURRENCY_GRID = np.arange(1, 65, dtype=float)
 
 def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     """Item 4 for every storage tier across read streams (one vectorised call per tier),
-    with the scenario's loader, weights and GPUs. Returns ``{tier: {"weights_s", "read_s"}}``.
+    with the scenario's loader, weights and GPUs (and, for its own tier, its bandwidth
+    overrides). Returns ``{tier: {"name", "weights_s", "read_s"}}``.
     """
     p = cold_start_presets()
     loader = p.loaders[s.loader]
@@ -309,7 +310,11 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     )
     out = {}
     for tier_id, tier in p.storage.items():
-        bw = read_bandwidth(tier.aggregate_gb_s * GB, tier.per_stream_gb_s * GB, concurrency)
+        aggregate, stream = tier.aggregate_gb_s * GB, tier.per_stream_gb_s * GB
+        if tier_id == s.storage:  # the scenario's own tier carries its bandwidth overrides
+            aggregate = (s.storage_gb_s or tier.aggregate_gb_s) * GB
+            stream = (s.stream_gb_s or tier.per_stream_gb_s) * GB
+        bw = read_bandwidth(aggregate, stream, concurrency)
         t_read = transfer_time(weights, bw)
         out[tier_id] = {
             "name": tier.name,
@@ -344,6 +349,8 @@ def cold_start_lens(s: Scenario) -> dict:
                 "saves_s": total - after["total_s"],
             }
         )
+    # streams 1–64, and the scenario's own count when it is beyond that
+    grid = np.unique(np.concatenate([CONCURRENCY_GRID, [float(figures["concurrency"])]]))
     dtypes = {}
     for dtype in ("bf16", "fp8"):
         dtypes[dtype] = cold_start(s.with_dtype(dtype))
@@ -360,7 +367,7 @@ def cold_start_lens(s: Scenario) -> dict:
                 figures["weights_read_s"], figures["weights_h2d_s"], overlap=True
             ),
         },
-        "tiers": tier_sweep(s),
-        "concurrency": CONCURRENCY_GRID,
+        "tiers": tier_sweep(s, grid),
+        "concurrency": grid,
         "dtypes": dtypes,
     }

@@ -185,3 +185,15 @@ def test_each_optimisation_alone_adds_up_to_the_optimised_column(scenario):
         sum(saved.values()),
         lens["columns"]["this scenario"]["total_s"] - lens["columns"]["optimised"]["total_s"],
     )
+
+
+def test_the_tier_sweep_passes_through_the_scenario(scenario):
+    for s in (
+        scenario(scenario="seed-70gb-nvme-1xh100"),
+        scenario(scenario="seed-70gb-nvme-1xh100", storage_gb_s="5", stream_gb_s="0.5"),
+        scenario(scenario="seed-70b-fp8-cold-start", loader="pickle", storage="nfs"),
+    ):
+        lens = cs.cold_start_lens(s)
+        c = lens["figures"]
+        i = int(np.searchsorted(lens["concurrency"], c["concurrency"]))
+        assert_allclose(lens["tiers"][s.storage]["weights_s"][i], c["weights_s"])
