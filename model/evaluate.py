@@ -331,6 +331,7 @@ def mode_grid(s: Scenario, top: int = 4096) -> np.ndarray:
 
 
 WEIGHTS_GIB_GRID = np.geomspace(0.25, 512, 200)
+TIMELINE_LIMIT = 2000  # launches drawn one by one; the rest of a step shows as a band
 
 
 def launch_lens(s: Scenario) -> dict:
@@ -372,10 +373,15 @@ def launch_lens(s: Scenario) -> dict:
     host = s.host_ms * MS
     timeline = {
         "eager": launch.step_timeline(
-            lf["kernels"], tau, lf["t_gpu_eager_ms"] * MS, host, s.launch_model
+            lf["kernels"], tau, lf["t_gpu_eager_ms"] * MS, host, s.launch_model, TIMELINE_LIMIT
         ),
         "graph": launch.step_timeline(
-            lf["launches_graph"], tau, lf["t_gpu_graph_ms"] * MS, host, s.launch_model
+            lf["launches_graph"],
+            tau,
+            lf["t_gpu_graph_ms"] * MS,
+            host,
+            s.launch_model,
+            TIMELINE_LIMIT,
         ),
     }
 

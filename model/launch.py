@@ -159,7 +159,7 @@ def graph_memory(graphs, bytes_per_graph):
     return np.asarray(graphs, dtype=float) * bytes_per_graph
 
 
-def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive"):
+def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive", limit=None):
     """The CPU and GPU lanes of one decode step, kernel by kernel [s].
 
     The step's GPU work ``t_gpu`` is split evenly over ``launches`` submissions (kernels when
@@ -181,6 +181,9 @@ def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive"):
         GPU work and host work of the step. [s]
     launch_model : str
         ``additive`` or ``pipelined``.
+    limit : int, optional
+        Return only the first ``limit`` launches (a step can have a million); ``end`` is
+        still the whole step's.
 
     Returns
     -------
@@ -195,20 +198,26 @@ def step_timeline(launches, tau, t_gpu, t_host, launch_model="additive"):
     """
     n = max(int(launches), 1)
     d = float(t_gpu) / n
-    i = np.arange(n, dtype=float)
-    if launch_model == "pipelined":
-        cpu_start = t_host + i * tau
-        gpu_start = t_host + tau + i * max(tau, d)
-    else:
-        cpu_start = t_host + i * (tau + d)
-        gpu_start = cpu_start + tau
-    gpu_end = gpu_start + d
+
+    def lanes(i):
+        if launch_model == "pipelined":
+            cpu_start = t_host + i * tau
+            gpu_start = t_host + tau + i * max(tau, d)
+        else:
+            cpu_start = t_host + i * (tau + d)
+            gpu_start = cpu_start + tau
+        return cpu_start, gpu_start
+
+    last_cpu, last_gpu = lanes(float(n - 1))
+    cpu_start, gpu_start = lanes(np.arange(min(n, limit or n), dtype=float))
     return {
+        "launches": n,
         "cpu_start": cpu_start,
         "cpu_end": cpu_start + tau,
         "gpu_start": gpu_start,
-        "gpu_end": gpu_end,
-        "end": float(max(gpu_end[-1], cpu_start[-1] + tau)),
+        "gpu_end": gpu_start + d,
+        "gpu_busy": float(t_gpu),
+        "end": float(max(last_gpu + d, last_cpu + tau)),
     }
 
 

@@ -248,3 +248,13 @@ def test_pipelined_never_exceeds_additive_and_waste_is_a_fraction(s, batches):
     waste = launch.padding_waste(batches, launch.padded_batch(batches, s.capture_sizes))
     assert np.all((waste >= 0) & (waste < 1))
     assert np.all(launch.padded_batch(batches, s.capture_sizes) >= batches)
+
+
+def test_timeline_of_a_huge_step_keeps_only_the_first_launches():
+    full = launch.step_timeline(800, 5e-6, 4e-3, 5e-4, "pipelined")
+    cut = launch.step_timeline(800, 5e-6, 4e-3, 5e-4, "pipelined", limit=10)
+    assert cut["end"] == full["end"] and cut["cpu_start"].size == 10
+    assert_allclose(cut["gpu_start"], full["gpu_start"][:10])
+    huge = launch.step_timeline(1_000_000, 5e-6, 4e-3, 0.0, "additive", limit=2000)
+    assert huge["cpu_start"].size == 2000
+    assert_allclose(huge["end"], 4e-3 + 1_000_000 * 5e-6)

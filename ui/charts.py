@@ -310,6 +310,17 @@ def _segments(starts, ends, unit: float = MS) -> np.ndarray:
     return out
 
 
+def _lane_end(tl: dict, lane: str) -> float:
+    """Where a lane's last bar ends: the step's end for the GPU, the last launch for the CPU
+    (the arrays may hold only the first launches of a long step)."""
+    if lane == "GPU":
+        return tl["end"] if tl["gpu_end"].size < tl["launches"] else float(tl["gpu_end"][-1])
+    per = (tl["cpu_start"][1] - tl["cpu_start"][0]) if tl["cpu_start"].size > 1 else 0.0
+    return float(
+        tl["cpu_start"][0] + per * (tl["launches"] - 1) + (tl["cpu_end"][0] - tl["cpu_start"][0])
+    )
+
+
 def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int | None = None):
     """One decode step, eager above graph: the CPU lane (host work, then one bar per launch)
     and the GPU lane (one bar per kernel or replay); the gaps in the GPU lane are the bubbles.
@@ -321,8 +332,8 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
     notes = []
     for kind in ("graph", "eager"):
         tl = timeline[kind]
-        n = len(tl["cpu_start"])
-        busy = float(np.sum(tl["gpu_end"] - tl["gpu_start"]))
+        n = tl["launches"]
+        busy = tl["gpu_busy"]
         for lane, starts, ends, color, name in (
             ("CPU", tl["cpu_start"], tl["cpu_end"], COLORS["launch"], "launch (τ each)"),
             ("GPU", tl["gpu_start"], tl["gpu_end"], COLORS["memory"], "GPU work"),
@@ -332,7 +343,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                 data.append(
                     {
                         "type": "scatter",
-                        "x": [round(starts[0] / MS, 6), round(ends[-1] / MS, 6)],
+                        "x": [round(starts[0] / MS, 6), round(_lane_end(tl, lane) / MS, 6)],
                         "y": [y, y],
                         "mode": "lines",
                         "line": {"width": 22, "color": color},
@@ -341,6 +352,8 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                         "hoverinfo": "skip",
                     }
                 )
+            if zoom is not None:
+                starts, ends = starts[:zoom], ends[:zoom]
             xs = _segments(starts, ends)
             data.append(
                 {
