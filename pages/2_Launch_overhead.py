@@ -10,7 +10,7 @@ from ui import charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fmt
+from ui.layout import downloads, fmt, share
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -55,7 +55,7 @@ c[3].metric(
 c[4].metric(
     "Graph speed-up",
     f"{lf['graph_speedup']:.2f}×",
-    help=f"Launch tax: {lf['launch_tax_of_gpu_time']:.0%} of the GPU time, "
+    help=f"Launch tax: {share(lf['launch_tax_of_gpu_time'])} of the GPU time, "
     f"{lf['launch_share_of_eager_step']:.0%} of the eager step.",
 )
 c = st.columns(5)
@@ -81,7 +81,7 @@ c[2].metric(
 c[3].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), help="This scenario, as configured.")
 c[4].metric("Bound", dec["bound"])
 st.caption(
-    f"Launch tax {lf['launch_tax_of_gpu_time']:.0%} of the GPU time "
+    f"Launch tax {share(lf['launch_tax_of_gpu_time'])} of the GPU time "
     f"({lf['launch_share_of_eager_step']:.0%} of the eager step) · capture "
     f"{lf['capture_s']:.1f} s and {lf['graph_memory_gb']:.2f} GB per GPU · max batch "
     f"{mem['max_batch']:,} with graphs, {lf['max_batch_without_graphs']:,} without"

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from model.scenario import Scenario
 from model.units import MS, TERA
+from ui.text import duration
 
 COLORS = {
     "memory": "#4C78A8",
@@ -388,7 +389,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                 {
                     "x": end / MS,
                     "y": LANE_Y[f"{kind} · GPU"],
-                    "text": f" {end / MS:.3g} ms · {n:,} launch{'es' if n != 1 else ''} · "
+                    "text": f" {duration(end)} · {n:,} launch{'es' if n != 1 else ''} · "
                     f"GPU busy {busy / end:.0%}",
                     "showarrow": False,
                     "xanchor": "left",

@@ -10,6 +10,7 @@ import streamlit as st
 
 from model import codecs
 from model.scenario import Scenario
+from ui.text import duration, share  # noqa: F401 - re-exported for the pages
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
