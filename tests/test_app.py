@@ -248,3 +248,21 @@ def test_cold_start_traps_show_where_they_apply():
     assert any("executes arbitrary code" in e.value for e in at.error)
     at = open_page(COLD, scenario="seed-70b-fp8-cold-start")
     assert any("FP8 halves item 4 but not item 5" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"bw_efficiency": "0.04", "flops_efficiency": "0.01"},
+        {"launch_us": "0.004", "weights_gb": "0.0001"},
+        {"hardware.hbm_bandwidth_tb_s": "0.001", "hardware.h2d_gb_s": "0.001"},
+        {"storage_gb_s": "0.001", "stream_gb_s": "0.005"},
+    ],
+)
+@pytest.mark.parametrize("page", PAGES)
+def test_valid_values_below_a_widgets_usual_minimum_are_kept(page, query):
+    # the scenario accepts any positive value; no widget may crash on it or change it
+    at = open_page(page, **query)
+    assert not at.warning
+    for key, value in query.items():
+        assert at.query_params[key] in (value, [value])

@@ -7,7 +7,7 @@ import streamlit as st
 
 from model.presets import cold_start_presets
 from model.scenario import Scenario
-from ui.sidebar import _on_field, _sync
+from ui.sidebar import _on_field, _sync, floor
 
 
 def cold_controls(s: Scenario) -> None:
@@ -78,7 +78,7 @@ def cold_controls(s: Scenario) -> None:
             )
         d.number_input(
             "H2D per GPU [GB/s]",
-            min_value=0.01,
+            min_value=floor(0.01, s.hardware.h2d_gb_s),
             max_value=10000.0,
             step=1.0,
             key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
@@ -96,7 +96,7 @@ def cold_controls(s: Scenario) -> None:
         ):
             col.number_input(
                 label,
-                min_value=0.0 if "compile" in field else 0.01,
+                min_value=0.0 if "compile" in field else floor(0.01, getattr(s, field)),
                 max_value=3600.0 if "compile" in field else 10000.0,
                 step=0.5,
                 value=None,

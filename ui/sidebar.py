@@ -48,6 +48,13 @@ def _on_yaml_upload() -> None:
         st.session_state["_whatif_widget_errors"] = [str(e) for e in errors]
 
 
+def floor(widget_min: float, value: float | None) -> float:
+    """A widget's lower bound that never sits above the scenario's value: the scenario accepts
+    any positive number (a link may carry 0.004 µs), and a widget whose minimum exceeds its
+    value raises or silently changes it."""
+    return widget_min if value is None else min(widget_min, value)
+
+
 def _sync(key: str, value: Any) -> str:
     """Make the widget show the scenario's value (set before the widget is created)."""
     st.session_state[key] = value
@@ -138,7 +145,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         a, b = st.columns(2)
         a.number_input(
             "Launch τ [µs]",
-            min_value=0.01,
+            min_value=floor(0.01, s.launch_us),
             max_value=1000.0,
             step=0.5,
             format="%.2f",
@@ -180,7 +187,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         a, b = st.columns(2)
         a.number_input(
             "Weights size [GB]",
-            min_value=0.001,
+            min_value=floor(0.001, s.weights_gb),
             max_value=1_000_000.0,
             step=1.0,
             format="%.3f",
@@ -214,7 +221,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         )
         st.slider(
             "Bandwidth efficiency",
-            0.05,
+            floor(0.05, s.bw_efficiency),
             1.0,
             step=0.01,
             key=_sync("w_bw_efficiency", s.bw_efficiency),
@@ -223,7 +230,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         )
         st.slider(
             "FLOPS efficiency",
-            0.05,
+            floor(0.05, s.flops_efficiency),
             1.0,
             step=0.01,
             key=_sync("w_flops_efficiency", s.flops_efficiency),
@@ -232,7 +239,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         )
         st.number_input(
             "HBM bandwidth [TB/s]",
-            min_value=0.01,
+            min_value=floor(0.01, s.hardware.hbm_bandwidth_tb_s),
             max_value=100.0,
             step=0.05,
             format="%.3f",
