@@ -69,18 +69,18 @@ st.page_link(
 st.subheader("Cold start")
 best = cold_start(optimised(s))
 c = st.columns(5)
-c[0].metric("Time to ready", f"{cs['total_s']:.1f} s")
-c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:.1f} s")
+c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s")
+c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")
 c[2].metric(
     "4 Weights → HBM",
-    f"{cs['weights_s']:.1f} s",
-    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:.1f} s, H2D "
+    f"{cs['weights_s']:,.1f} s",
+    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, H2D "
     f"{cs['weights_h2d_s']:.2f} s",
 )
-c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:.1f} s")
+c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s")
 c[4].metric(
     "Optimised",
-    f"{best['total_s']:.1f} s",
+    f"{best['total_s']:,.1f} s",
     help="overlapping loader, warm compile cache, bounded capture, lean environment",
 )
 st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":material/ac_unit:")

@@ -94,6 +94,13 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         scenario, _ = resolve(_items(args), strict=True)
         if args.command == "url":
+            size = codecs.link_size(scenario)
+            if size > codecs.MAX_QUERY_CHARS:
+                raise ScenarioError(
+                    "url",
+                    f"the link's query would be {size} characters and the app accepts at most "
+                    f"{codecs.MAX_QUERY_CHARS}; share the scenario as YAML instead (whatif yaml)",
+                )
             print(codecs.to_url(scenario, page=args.page, base=args.base))
         elif args.command == "yaml":
             print(codecs.to_yaml(scenario), end="")

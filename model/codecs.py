@@ -109,15 +109,31 @@ def to_url(s: Scenario, page: str | None = None, base: str = DEFAULT_BASE_URL) -
     return path + (f"?{query}" if query else "")
 
 
+def query_size(pairs) -> int:
+    """Characters of a query's decoded key=value pairs (what the app measures against
+    ``MAX_QUERY_CHARS``)."""
+    return sum(len(k) + len(v) + 2 for k, v in pairs)
+
+
+def link_size(s: Scenario) -> int:
+    """How long the share link's query is, in the app's measure."""
+    return query_size(to_params(s))
+
+
 def parse_query(query: str) -> list[tuple[str, str]]:
     """Split a query string into pairs, refusing an oversized one."""
     query = query.lstrip("?")
-    if len(query) > MAX_QUERY_CHARS:
+    if len(query) > 4 * MAX_QUERY_CHARS:  # never decode a huge string
+        size = len(query)
+    else:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        size = query_size(pairs)  # decoded, as the app measures it
+    if size > MAX_QUERY_CHARS:
         raise ScenarioError(
             "url",
-            f"the query string is {len(query)} characters; at most {MAX_QUERY_CHARS} are accepted",
+            f"the query string is {size} characters; at most {MAX_QUERY_CHARS} are accepted",
         )
-    return parse_qsl(query, keep_blank_values=True)
+    return pairs
 
 
 def from_params(pairs, *, strict: bool = True) -> tuple[Scenario, list[ScenarioError]]:

@@ -351,9 +351,10 @@ def cold_start_lens(s: Scenario) -> dict:
         )
     # streams 1–64, and the scenario's own count when it is beyond that
     grid = np.unique(np.concatenate([CONCURRENCY_GRID, [float(figures["concurrency"])]]))
-    dtypes = {}
-    for dtype in ("bf16", "fp8"):
-        dtypes[dtype] = cold_start(s.with_dtype(dtype))
+    # the FP8 trap: BF16 against FP8 from params × bytes (a weights_gb override belongs to
+    # the scenario's own checkpoint, so both sides drop it)
+    derived = s.model_copy(update={"weights_gb": None})
+    dtypes = {dtype: cold_start(derived.with_dtype(dtype)) for dtype in ("bf16", "fp8")}
     return {
         "figures": figures,
         "variants": variants,

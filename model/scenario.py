@@ -8,6 +8,7 @@ which turns pydantic's errors into one clear line per field.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -192,10 +193,8 @@ class Scenario(BaseModel):
     @classmethod
     def _split_comma_list(cls, value):
         if isinstance(value, str):
-            parts = [p.strip() for p in value.split(",")]
-            if parts == [""]:
-                return []
-            return parts
+            # commas and/or spaces separate; a trailing separator is harmless
+            return [p for p in re.split(r"[,\s]+", value.strip()) if p]
         return value
 
     @field_validator("capture_sizes")

@@ -8,7 +8,7 @@ from model.evaluate import roofline_lens
 from ui import charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fmt
+from ui.layout import downloads, fit_warning, fmt
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
@@ -26,18 +26,7 @@ st.caption(
     f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
     f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
 )
-if not mem["weights_fit"]:
-    st.error(
-        f"The weights do not fit: {fmt(mem['weights_per_gpu_gb'])} GB per GPU (plus "
-        f"{fmt(mem['graph_memory_gb'])} GB of graphs) against {fmt(mem['usable_per_gpu_gb'])} GB "
-        f"usable of {fmt(mem['hbm_per_gpu_gb'])} GB. Add GPUs or quantise; the figures below "
-        "assume it ran anyway."
-    )
-elif not mem["batch_fits"]:
-    st.warning(
-        f"Batch {s.batch} does not fit the KV cache at this context: at most "
-        f"{mem['max_batch']:,} sequences fit."
-    )
+fit_warning(mem, s)
 
 c = st.columns(6)
 c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))

@@ -10,7 +10,7 @@ from ui import charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fmt, share
+from ui.layout import downloads, fit_warning, fmt, share
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -25,6 +25,7 @@ st.caption(
     f"batch {s.batch} · τ = {s.launch_us:g} µs · graphs: {s.cuda_graphs} · "
     f"{s.launch_model} launches"
 )
+fit_warning(mem, s)
 if s.cuda_graphs == "none":
     st.info(
         f"This scenario runs eager (vLLM's `--enforce-eager`): every step pays {lf['kernels']:,} "
@@ -165,7 +166,7 @@ right.dataframe(
             "t_step_eager_ms": "eager [ms]",
             "t_step_graph_ms": "graph [ms]",
             "graph_speedup": "speed-up",
-            "launch_tax_of_gpu_time": "tax [% of T_gpu]",
+            "launch_tax_of_gpu_time": "tax [%]",
         }
     ),
     hide_index=True,
@@ -175,7 +176,9 @@ right.dataframe(
         "eager [ms]": st.column_config.NumberColumn(format="%.3f"),
         "graph [ms]": st.column_config.NumberColumn(format="%.3f"),
         "speed-up": st.column_config.NumberColumn(format="%.2f×"),
-        "tax [% of T_gpu]": st.column_config.NumberColumn(format="%.1f"),
+        "tax [%]": st.column_config.NumberColumn(
+            format="%.1f", help="N·τ as a percentage of the GPU time"
+        ),
     },
 )
 

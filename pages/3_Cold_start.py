@@ -5,13 +5,14 @@ import pandas as pd
 import streamlit as st
 
 from model.cold_start import cold_start_lens
+from model.evaluate import memory_figures
 from model.presets import cold_start_presets
 from ui import cold_charts
 from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads
+from ui.layout import downloads, fit_warning
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -29,18 +30,21 @@ st.caption(
     f"graphs: {s.cuda_graphs}"
 )
 cold_controls(s)
+mem = memory_figures(s)
+if not mem["weights_fit"]:
+    fit_warning(mem, s, "the start-up figures below")
 
 c = st.columns(4)
-c[0].metric("Time to ready", f"{cs['total_s']:.1f} s", help="Items 1–5 in series.")
+c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s", help="Items 1–5 in series.")
 c[1].metric(
     "Floor (items 1–3)",
-    f"{cs['floor_s']:.1f} s",
+    f"{cs['floor_s']:,.1f} s",
     help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
     "sleep mode or a warm replica help.",
 )
 c[2].metric(
     "Optimised",
-    f"{opt['total_s']:.1f} s",
+    f"{opt['total_s']:,.1f} s",
     delta=f"{opt['total_s'] - cs['total_s']:.1f} s" if opt["total_s"] < cs["total_s"] else None,
     delta_color="inverse",
     help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
@@ -59,21 +63,21 @@ else:
         f"from host RAM, {cs['wake_level1_speedup']:.0f}× faster.",
     )
 c = st.columns(5)
-c[0].metric("1 Process init", f"{cs['process_init_s']:.1f} s")
-c[1].metric("2 CUDA context", f"{cs['cuda_context_s']:.1f} s")
-c[2].metric("3 Allocator", f"{cs['allocator_s']:.1f} s")
+c[0].metric("1 Process init", f"{cs['process_init_s']:,.1f} s")
+c[1].metric("2 CUDA context", f"{cs['cuda_context_s']:,.1f} s")
+c[2].metric("3 Allocator", f"{cs['allocator_s']:,.1f} s")
 c[3].metric(
     "4 Weights → HBM",
-    f"{cs['weights_s']:.1f} s",
+    f"{cs['weights_s']:,.1f} s",
     help=f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
     f"({cs['concurrency']} streams), H2D {cs['weights_h2d_s']:.2f} s per GPU at "
     f"{cs['h2d_gb_s']:g} GB/s, " + ("overlapped" if cs["overlap"] else "in series"),
 )
 c[4].metric(
     "5 Graphs + JIT",
-    f"{cs['graphs_jit_s']:.1f} s",
-    help=f"torch.compile {cs['compile_s']:.1f} s ({'cached' if s.compile_cache else 'cold'}) "
-    f"+ capture {cs['capture_s']:.1f} s ({cs['graphs_captured']} graphs)",
+    f"{cs['graphs_jit_s']:,.1f} s",
+    help=f"torch.compile {cs['compile_s']:,.1f} s ({'cached' if s.compile_cache else 'cold'}) "
+    f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs)",
 )
 
 # the seed's traps, where they apply
@@ -87,7 +91,7 @@ if s.loader == "pickle":
     st.error(
         "pickle / torch.load executes arbitrary code on load (the `__reduce__` protocol): every "
         "checkpoint download is a remote-code-execution vector. It also makes an extra pass "
-        f"through host memory ({cs['weights_host_s']:.1f} s here). Use safetensors."
+        f"through host memory ({cs['weights_host_s']:,.1f} s here). Use safetensors."
     )
 if s.loader == "safetensors":
     st.caption(
@@ -101,9 +105,11 @@ if s.cuda_graphs == "none":
     )
 bf, f8 = lens["dtypes"]["bf16"], lens["dtypes"]["fp8"]
 st.info(
-    f"FP8 halves item 4 but not item 5: in BF16 item 4 takes {bf['weights_s']:.1f} s, in FP8 "
-    f"{f8['weights_s']:.1f} s; item 5 stays {bf['graphs_jit_s']:.1f} s either way, so the "
-    f"total goes {bf['total_s']:.1f} → {f8['total_s']:.1f} s."
+    f"FP8 halves item 4 but not item 5 (this model from params × bytes, "
+    f"{bf['weights_gb']:,.0f} → {f8['weights_gb']:,.0f} GB): item 4 goes "
+    f"{bf['weights_s']:,.1f} → {f8['weights_s']:,.1f} s, item 5 stays "
+    f"{f8['graphs_jit_s']:,.1f} s, so the start-up goes {bf['total_s']:,.1f} → "
+    f"{f8['total_s']:,.1f} s, not half."
 )
 
 left, right = st.columns(2)
@@ -187,7 +193,7 @@ right.markdown(
     "graphs alive; only the weights leave the GPU. Level 1 parks them in host RAM and copies "
     f"them back ({cs['wake_level1_s']:.2f} s, {cs['wake_level1_speedup']:.0f}× faster than "
     f"this cold start); level 2 discards them and reloads from storage "
-    f"({cs['wake_level2_s']:.1f} s, {cs['wake_level2_speedup']:.1f}×). vLLM measured 18–200× "
+    f"({cs['wake_level2_s']:,.1f} s, {cs['wake_level2_speedup']:.1f}×). vLLM measured 18–200× "
     "for level 1 and 23–45× for level 2 on its own set-ups (vLLM blog, Sleep Mode): the ratio "
     "here is lower when item 4 is slow. **A warm replica** is already serving: zero, at the "
     "price of the idle GPU (Scale to zero lens)."

@@ -266,3 +266,10 @@ def test_valid_values_below_a_widgets_usual_minimum_are_kept(page, query):
     assert not at.warning
     for key, value in query.items():
         assert at.query_params[key] in (value, [value])
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_weights_that_do_not_fit_are_named_on_every_page(page):
+    at = open_page(page, model="llama-3.1-405b", weights_dtype="bf16", gpus="1")
+    assert any("do not fit" in e.value for e in at.error)
+    assert metrics(at)[HEADLINE[page]]

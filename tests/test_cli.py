@@ -7,6 +7,7 @@ import sys
 import pytest
 from numpy.testing import assert_allclose
 
+from model import codecs
 from model.cli import main
 
 
@@ -205,3 +206,23 @@ def test_missing_file_and_bad_usage(capsys):
 def test_console_script_matches_module(tmp_path):
     rc, out, _ = run("eval", "--scenario", "default", "--json")
     assert rc == 0 and json.loads(out)["scenario"] == "default"
+
+
+def test_512_large_capture_sizes_round_trip_through_a_link(capsys, monkeypatch):
+    sizes = ",".join(str(128 * i) for i in range(1, 513))  # 512 sizes up to 65536
+    assert main(["eval", "--set", f"capture_sizes={sizes}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["launch"]["capture_sizes_count"] == 512
+    assert main(["url", "--set", f"capture_sizes={sizes}", "--page", "launch"]) == 0
+    url = capsys.readouterr().out.strip()
+    scenario = codecs.from_url(url)  # strict: any bad key would raise
+    assert len(scenario.capture_sizes) == 512 and scenario.capture_sizes[-1] == 65536
+    # a link over the app's query limit is refused with a pointer to the YAML
+    monkeypatch.setattr(codecs, "MAX_QUERY_CHARS", 2000)
+    assert main(["url", "--set", f"capture_sizes={sizes}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "whatif yaml" in err
+
+
+def test_capture_sizes_accept_spaces_and_a_trailing_comma(capsys):
+    assert main(["eval", "--set", "capture_sizes=1 2 4 8,", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["launch"]["largest_capture_size"] == 8

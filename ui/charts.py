@@ -26,11 +26,21 @@ COLORS = {
 }
 
 
-def _layout(title: str, **extra) -> dict:
+def _layout(title: str, legend_rows: int = 2, **extra) -> dict:
+    """The common layout: title, and a horizontal legend at the very bottom of the figure
+    (in the container's coordinates) with room kept under the x-axis title, so the two never
+    overlap; ``legend_rows`` is how many legend lines to make room for."""
     return {
         "title": {"text": title},
-        "margin": {"l": 60, "r": 30, "t": 50, "b": 40},
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.18, "xanchor": "left", "x": 0},
+        "margin": {"l": 60, "r": 30, "t": 50, "b": 58 + 22 * legend_rows},
+        "legend": {
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.01,
+            "xanchor": "left",
+            "x": 0,
+        },
         "height": 520,
         **extra,
     }
@@ -159,6 +169,7 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
     )
     layout = _layout(
         "Roofline of decode",
+        legend_rows=3,
         xaxis={"type": "log", "title": {"text": "arithmetic intensity [FLOP/byte]"}},
         yaxis={"type": "log", "title": {"text": "attainable per GPU [TFLOPS]"}},
         shapes=[shape],
@@ -223,6 +234,7 @@ def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | N
             notes.append(note)
     layout = _layout(
         "Step time composition across a batch sweep",
+        legend_rows=2,
         xaxis={"type": "log", "title": {"text": "batch (concurrent sequences)"}},
         yaxis={"title": {"text": "step time [ms]"}, "rangemode": "tozero"},
         yaxis2={
@@ -355,6 +367,22 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                 )
             if zoom is not None:
                 starts, ends = starts[:zoom], ends[:zoom]
+                # a tick at each start, so kernels shorter than a pixel still show
+                data.append(
+                    {
+                        "type": "scatter",
+                        "x": starts / MS,
+                        "y": np.full(len(starts), y),
+                        "mode": "markers",
+                        "marker": {
+                            "symbol": "line-ns",
+                            "size": 22,
+                            "line": {"width": 1.5, "color": color},
+                        },
+                        "showlegend": False,
+                        "hoverinfo": "skip",
+                    }
+                )
             xs = _segments(starts, ends)
             data.append(
                 {
@@ -420,7 +448,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
         },
         annotations=notes,
         showlegend=zoom is None,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.25, "xanchor": "left", "x": 0},
+        legend_rows=1 if zoom is None else 0,
     )
     return go.Figure({"data": data, "layout": layout})
 
@@ -492,7 +520,7 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
         },
         shapes=[shape, shape2],
         annotations=[note, note2],
-        legend={"orientation": "h", "yanchor": "top", "y": -0.1, "xanchor": "left", "x": 0},
+        legend_rows=1,
     )
     return go.Figure({"data": data, "layout": layout})
 
@@ -568,6 +596,7 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
     layout = _layout(
         f"Graph speed-up against weight size (N = {kernels}, τ = {launch_us:g} µs, "
         f"{bandwidth_tb_s:.3g} TB/s)",
+        legend_rows=2,
         xaxis={"type": "log", "title": {"text": "weights per GPU [GiB]"}},
         yaxis={"title": {"text": "graph speed-up [×]"}, "rangemode": "tozero"},
         yaxis2={
@@ -629,6 +658,7 @@ def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
         shapes, notes = [shape], [note]
     layout = _layout(
         "Padding waste per real batch under these buckets",
+        legend_rows=1,
         height=360,
         xaxis={"type": "log", "title": {"text": "real batch"}},
         yaxis={"title": {"text": "padding [% of compute]"}, "range": [0, 100]},

@@ -44,6 +44,7 @@ def waterfall_figure(current: dict, optimised: dict):
     floor = current["floor_s"]
     layout = _layout(
         "Cold start, item by item (waterfall)",
+        legend_rows=1,
         waterfallmode="group",
         yaxis={"title": {"text": "seconds to ready"}, "rangemode": "tozero"},
         shapes=[
@@ -109,6 +110,7 @@ def columns_figure(columns: dict[str, dict]):
     top = max(c["total_s"] for c in columns.values())
     layout = _layout(
         "Which items to attack: the seed's columns for this scenario",
+        legend_rows=2,
         barmode="stack",
         height=380,
         xaxis={"title": {"text": "seconds to ready"}, "range": [0, top * 1.15]},
@@ -188,6 +190,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
     top = max(timeline["series"]["end"], timeline["overlapped"]["end"])
     layout = _layout(
         "Loading the weights: read and copy, in series and overlapped",
+        legend_rows=1,
         height=330,
         xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.3]},
         yaxis={
@@ -236,6 +239,7 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
     )
     layout = _layout(
         "Item 4 against read streams, per storage tier",
+        legend_rows=3,
         height=460,
         xaxis={"type": "log", "title": {"text": "concurrency (read streams)"}},
         yaxis={"type": "log", "title": {"text": "item 4: weights → HBM [s]"}},
@@ -274,6 +278,7 @@ def wake_figure(figures: dict):
     ]
     layout = _layout(
         "Time to serve again",
+        legend_rows=0,
         height=300,
         xaxis={
             "type": "log",

@@ -29,6 +29,23 @@ def fmt(value: float, digits: int = 3) -> str:
     return f"{value:.{digits}g}"
 
 
+def fit_warning(mem: dict, s: Scenario, what: str = "the figures below") -> None:
+    """The shared 'does not fit' message: weights (plus graphs) over the usable HBM per GPU,
+    or a batch over what the KV cache holds at this context."""
+    if not mem["weights_fit"]:
+        st.error(
+            f"The weights do not fit: {fmt(mem['weights_per_gpu_gb'])} GB per GPU (plus "
+            f"{fmt(mem['graph_memory_gb'])} GB of graphs) against {fmt(mem['usable_per_gpu_gb'])} "
+            f"GB usable of {fmt(mem['hbm_per_gpu_gb'])} GB. Add GPUs or quantise; {what} assume "
+            "it ran anyway."
+        )
+    elif not mem["batch_fits"]:
+        st.warning(
+            f"Batch {s.batch} does not fit the KV cache at this context: at most "
+            f"{mem['max_batch']:,} sequences fit."
+        )
+
+
 def breakdown(figures: dict, sections: tuple[str, ...]) -> pd.DataFrame:
     """Show the named sections of ``evaluate()``-style figures as one table (section, figure,
     value); returns the raw frame for the CSV download."""

@@ -112,6 +112,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         on_change=_on_field,
         args=("gpus",),
     )
+    if s.weights_gb is not None:
+        sb.caption(
+            f"Weights size fixed at {s.weights_gb:,.3g} GB by `weights_gb` (Overheads and "
+            "efficiencies): the dtype now sets only the compute roof. Clear it to use params × "
+            "bytes per param."
+        )
     c1, c2 = sb.columns(2)
     c1.number_input(
         "Batch",
@@ -148,7 +154,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             min_value=floor(0.01, s.launch_us),
             max_value=1000.0,
             step=0.5,
-            format="%.2f",
+            format="%.4g",
             key=_sync("w_launch_us", s.launch_us),
             on_change=_on_field,
             args=("launch_us",),
@@ -259,6 +265,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
     share = codecs.to_url(s, page=page, base=state.base_url())
     sb.markdown("**Share link** (exactly this view)")
     sb.code(share, language=None, wrap_lines=True)
+    size = codecs.link_size(s)
+    if size > codecs.MAX_QUERY_CHARS:
+        sb.warning(
+            f"This link's query is {size:,} characters, over the {codecs.MAX_QUERY_CHARS:,} a "
+            "link may carry: share the scenario YAML (download on the page) instead."
+        )
     if sb.button("Reset to the scenario's preset", width="stretch"):
         state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()

@@ -51,7 +51,7 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
     """Resolve the URL leniently: bad keys are reported and dropped, the rest is kept."""
     pairs = current_params()
     errors: list[ScenarioError] = []
-    size = sum(len(k) + len(v) + 2 for k, v in pairs)
+    size = codecs.query_size(pairs)
     if size > codecs.MAX_QUERY_CHARS:
         errors.append(
             ScenarioError(
