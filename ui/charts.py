@@ -339,78 +339,33 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
     and the GPU lane (one bar per kernel or replay); the gaps in the GPU lane are the bubbles.
 
     With ``zoom`` the x axis shows only the first ``zoom`` eager launches, where single kernels
-    and bubbles are wide enough to see. Without it, a lane with many sub-pixel kernels also
-    gets a faint band over its span, so the whole step reads at a glance."""
-    data = []
-    notes = []
+    and bubbles are wide enough to see (a tick marks each start, for kernels shorter than a
+    pixel). Without it, a lane with many sub-pixel kernels also gets a faint band over its
+    span, so the whole step reads at a glance. Each kind of bar is one trace across all lanes
+    (NaN-separated segments): fewer traces keep the figure cheap to validate."""
+    parts = {"CPU": ([], [], []), "GPU": ([], [], [])}  # x, y, ticks per colour
+    bands = {"CPU": ([], []), "GPU": ([], [])}
+    host_x, host_y, notes = [], [], []
     for kind in ("graph", "eager"):
         tl = timeline[kind]
         n = tl["launches"]
-        busy = tl["gpu_busy"]
-        for lane, starts, ends, color, name in (
-            ("CPU", tl["cpu_start"], tl["cpu_end"], COLORS["launch"], "launch (τ each)"),
-            ("GPU", tl["gpu_start"], tl["gpu_end"], COLORS["memory"], "GPU work"),
+        for lane, starts, ends in (
+            ("CPU", tl["cpu_start"], tl["cpu_end"]),
+            ("GPU", tl["gpu_start"], tl["gpu_end"]),
         ):
             y = LANE_Y[f"{kind} · {lane}"]
             if zoom is None and n > 40:
-                data.append(
-                    {
-                        "type": "scatter",
-                        "x": [round(starts[0] / MS, 6), round(_lane_end(tl, lane) / MS, 6)],
-                        "y": [y, y],
-                        "mode": "lines",
-                        "line": {"width": 22, "color": color},
-                        "opacity": 0.3,
-                        "showlegend": False,
-                        "hoverinfo": "skip",
-                    }
-                )
+                bands[lane][0].extend([starts[0] / MS, _lane_end(tl, lane) / MS, np.nan])
+                bands[lane][1].extend([y, y, np.nan])
             if zoom is not None:
                 starts, ends = starts[:zoom], ends[:zoom]
-                # a tick at each start, so kernels shorter than a pixel still show
-                data.append(
-                    {
-                        "type": "scatter",
-                        "x": starts / MS,
-                        "y": np.full(len(starts), y),
-                        "mode": "markers",
-                        "marker": {
-                            "symbol": "line-ns",
-                            "size": 22,
-                            "line": {"width": 1.5, "color": color},
-                        },
-                        "showlegend": False,
-                        "hoverinfo": "skip",
-                    }
-                )
+                parts[lane][2].append(starts / MS)
             xs = _segments(starts, ends)
-            data.append(
-                {
-                    "type": "scatter",
-                    "x": xs,
-                    "y": np.full(xs.size, y),
-                    "mode": "lines",
-                    "line": {"width": 22, "color": color},
-                    "name": name,
-                    "legendgroup": name,
-                    "showlegend": kind == "eager",
-                    "hoverinfo": "skip",
-                }
-            )
+            parts[lane][0].append(xs)
+            parts[lane][1].append(np.full(xs.size, y))
         if t_host > 0:
-            data.append(
-                {
-                    "type": "scatter",
-                    "x": [0, round(t_host / MS, 6)],
-                    "y": [LANE_Y[f"{kind} · CPU"]] * 2,
-                    "mode": "lines",
-                    "line": {"width": 22, "color": COLORS["host"]},
-                    "name": "host work",
-                    "legendgroup": "host",
-                    "showlegend": kind == "eager",
-                    "hoverinfo": "skip",
-                }
-            )
+            host_x.extend([0.0, t_host / MS, np.nan])
+            host_y.extend([LANE_Y[f"{kind} · CPU"]] * 2 + [np.nan])
         end = tl["end"]
         if zoom is None:
             notes.append(
@@ -418,12 +373,78 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                     "x": end / MS,
                     "y": LANE_Y[f"{kind} · GPU"],
                     "text": f" {duration(end)} · {n:,} launch{'es' if n != 1 else ''} · "
-                    f"GPU busy {busy / end:.0%}",
+                    f"GPU busy {tl['gpu_busy'] / end:.0%}",
                     "showarrow": False,
                     "xanchor": "left",
                     "font": {"size": 11},
                 }
             )
+    data = []
+    for lane, color, name in (
+        ("CPU", COLORS["launch"], "launch (τ each)"),
+        ("GPU", COLORS["memory"], "GPU work"),
+    ):
+        bx, by = bands[lane]
+        if bx:
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": np.asarray(bx),
+                    "y": np.asarray(by),
+                    "mode": "lines",
+                    "line": {"width": 22, "color": color},
+                    "opacity": 0.3,
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                }
+            )
+        xs, ys, ticks = parts[lane]
+        data.append(
+            {
+                "type": "scatter",
+                "x": np.concatenate(xs),
+                "y": np.concatenate(ys),
+                "mode": "lines",
+                "line": {"width": 22, "color": color},
+                "name": name,
+                "hoverinfo": "skip",
+            }
+        )
+        if ticks:
+            tx = np.concatenate(ticks)
+            ty = np.concatenate(
+                [
+                    np.full(len(tk), LANE_Y[f"{kind} · {lane}"])
+                    for tk, kind in zip(ticks, ("graph", "eager"), strict=True)
+                ]
+            )
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": tx,
+                    "y": ty,
+                    "mode": "markers",
+                    "marker": {
+                        "symbol": "line-ns",
+                        "size": 22,
+                        "line": {"width": 1.5, "color": color},
+                    },
+                    "showlegend": False,
+                    "hoverinfo": "skip",
+                }
+            )
+    if host_x:
+        data.append(
+            {
+                "type": "scatter",
+                "x": np.asarray(host_x),
+                "y": np.asarray(host_y),
+                "mode": "lines",
+                "line": {"width": 22, "color": COLORS["host"]},
+                "name": "host work",
+                "hoverinfo": "skip",
+            }
+        )
     eager = timeline["eager"]
     if zoom is None:
         title = f"One decode step, eager against graph ({launch_model} launches)"
