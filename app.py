@@ -2,14 +2,13 @@
 
 import streamlit as st
 
-from model.cold_start import cold_start, optimised
-from model.evaluate import evaluate
+from model.evaluate import summary
 from ui.layout import fmt
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
 s = page_scenario("home")
-figures = evaluate(s)
+figures = summary(s)
 dec, mem, rf, lf, cs = (
     figures["decode"],
     figures["memory"],
@@ -67,7 +66,7 @@ st.page_link(
 )
 
 st.subheader("Cold start")
-best = cold_start(optimised(s))
+best = figures["cold_start_optimised"]
 c = st.columns(5)
 c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s")
 c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from model import launch
+from model.memory import memory_figures
 from model.presets import cold_start_presets
 from model.scenario import Scenario
 from model.units import GB
@@ -77,24 +78,6 @@ def load_time(t_read, t_h2d, overlap, t_host=0.0):
     return core + t_host
 
 
-def graphs_jit_time(cuda_graphs, compile_cold, compile_cached, cache, graphs, s_per_graph):
-    """Item 5 [s]: torch.compile (cold, or the cached load) + graphs × seconds per graph.
-
-    ``cuda_graphs="none"`` is vLLM's enforce-eager: no torch.compile and no capture, so item 5
-    is zero while every decode step pays the launch tax.
-
-    References
-    ----------
-    .. [1] Seed: *Speeding up model cold start*, "Caching the torch.compile/Inductor
-       compilation" and "Bounding the CUDA graph capture" (default capture ~54 s).
-    .. [2] SPEC 4.3: cold compile ~24 s vs ~5 s cached; ~0.3 s per graph.
-    """
-    if cuda_graphs == "none":
-        return 0.0
-    compile_s = compile_cached if cache else compile_cold
-    return float(compile_s + launch.capture_seconds(graphs, s_per_graph))
-
-
 def wake_time(level, t_h2d, weights_s):
     """Sleep-mode wake [s]: level 1 copies the weights back from host RAM (the H2D copy
     only); level 2 reloads them from storage (item 4). Items 1–3 and 5 are kept alive.
@@ -107,16 +90,40 @@ def wake_time(level, t_h2d, weights_s):
     return {1: float(t_h2d), 2: float(weights_s)}.get(int(level))
 
 
+def _bandwidths(s: Scenario, tier) -> tuple[float, float]:
+    """A tier's aggregate and per-stream read bandwidth [B/s]; the scenario's own tier carries
+    its ``storage_gb_s`` / ``stream_gb_s`` overrides."""
+    if tier.id != s.storage:
+        return tier.aggregate_gb_s * GB, tier.per_stream_gb_s * GB
+    return (s.storage_gb_s or tier.aggregate_gb_s) * GB, (
+        s.stream_gb_s or tier.per_stream_gb_s
+    ) * GB
+
+
+def _copy_times(s: Scenario, loader) -> tuple[float, float]:
+    """The parts of item 4 that do not depend on the storage [s]: one GPU's host→device copy
+    (the GPUs copy in parallel) and the loader's extra passes through host memory (pickle)."""
+    weights = s.weights_bytes
+    t_h2d = float(transfer_time(weights / s.gpus, s.hardware.h2d_gb_s * GB))
+    t_host = (
+        float(loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB))
+        if loader.host_passes
+        else 0.0
+    )
+    return t_h2d, t_host
+
+
 def _effective(s: Scenario) -> dict:
     """The tier, loader and timings the scenario uses, after its overrides."""
     p = cold_start_presets()
     tier, loader, st = p.storage[s.storage], p.loaders[s.loader], p.startup
     cold = st.compile_s if s.compile_s is None else s.compile_s
+    aggregate, per_stream = _bandwidths(s, tier)
     return {
         "tier": tier,
         "loader": loader,
-        "aggregate": (s.storage_gb_s or tier.aggregate_gb_s) * GB,
-        "per_stream": (s.stream_gb_s or tier.per_stream_gb_s) * GB,
+        "aggregate": aggregate,
+        "per_stream": per_stream,
         "concurrency": s.concurrency or loader.default_concurrency,
         "compile_s": cold,
         # auto: the preset's cached load, never more than this scenario's cold compile
@@ -130,37 +137,34 @@ def cold_start(s: Scenario) -> dict:
     """The ``cold_start`` section of ``whatif eval --json`` (SPEC 4.3).
 
     Weights are the scenario's (``weights_gb`` or params × bytes per param); storage is read
-    once for all GPUs, each GPU copies its shard in parallel.
+    once for all GPUs, each GPU copies its shard in parallel. Item 5 is torch.compile (cold,
+    or the cached load with ``compile_cache``) plus graphs × seconds per graph;
+    ``cuda_graphs="none"`` is vLLM's enforce-eager, with neither, so item 5 is zero while
+    every decode step pays the launch tax.
+
+    References
+    ----------
+    .. [1] Seed: *Speeding up model cold start*, "The five line items", "Caching the
+       torch.compile/Inductor compilation", "Bounding the CUDA graph capture".
+    .. [2] SPEC 4.3: cold compile ~24 s vs ~5 s cached; ~0.3 s per graph.
     """
     e = _effective(s)
-    weights = s.model.params_b * 1e9 * s.bytes_per_param
+    loader = e["loader"]
+    weights = s.weights_bytes
     per_gpu = weights / s.gpus
     bw = float(read_bandwidth(e["aggregate"], e["per_stream"], e["concurrency"]))
     t_read = float(transfer_time(weights, bw))
-    t_h2d = float(transfer_time(per_gpu, s.hardware.h2d_gb_s * GB))
-    loader = e["loader"]
-    t_host = (
-        float(loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB))
-        if loader.host_passes
-        else 0.0
-    )
+    t_h2d, t_host = _copy_times(s, loader)
     series = t_read + t_h2d + t_host
     weights_s = float(load_time(t_read, t_h2d, loader.overlap, t_host))
-    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
+    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)  # 0 when eager
     capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
     compile_part = (
         0.0
         if s.cuda_graphs == "none"
         else (e["compile_cached_s"] if s.compile_cache else e["compile_s"])
     )
-    item5 = graphs_jit_time(
-        s.cuda_graphs,
-        e["compile_s"],
-        e["compile_cached_s"],
-        s.compile_cache,
-        graphs,
-        s.capture_s_per_graph,
-    )
+    item5 = compile_part + capture
     floor = s.process_init_s + s.cuda_context_s + s.allocator_s
     total = floor + weights_s + item5
     wake1 = wake_time(1, t_h2d, weights_s)
@@ -277,17 +281,13 @@ ITEM_OF = {
 
 def one_at_a_time(s: Scenario) -> dict[str, Scenario]:
     """Each of the seed's optimisations applied alone to ``s`` (what each one saves)."""
-    p = cold_start_presets()
-    st = p.startup
     out = {}
     if s.loader not in OVERLAP_LOADERS:
         out["overlapping loader (Run:ai streamer)"] = optimised(s, weights=True, item5=False)
     out["warm torch.compile cache"] = s.model_copy(update={"compile_cache": True})
     bounded = optimised(s, weights=False, item5=True).capture_sizes
     out["bounded capture sizes"] = s.model_copy(update={"capture_sizes": bounded})
-    out["lean environment"] = s.model_copy(
-        update={"process_init_s": min(s.process_init_s, st.lean_process_init_s)}
-    )
+    out["lean environment"] = optimised(s, weights=False, item5=False, lean=True)
     return out
 
 
@@ -301,21 +301,11 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     """
     p = cold_start_presets()
     loader = p.loaders[s.loader]
-    weights = s.model.params_b * 1e9 * s.bytes_per_param
-    t_h2d = transfer_time(weights / s.gpus, s.hardware.h2d_gb_s * GB)
-    t_host = (
-        loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB)
-        if loader.host_passes
-        else 0.0
-    )
+    t_h2d, t_host = _copy_times(s, loader)
     out = {}
     for tier_id, tier in p.storage.items():
-        aggregate, stream = tier.aggregate_gb_s * GB, tier.per_stream_gb_s * GB
-        if tier_id == s.storage:  # the scenario's own tier carries its bandwidth overrides
-            aggregate = (s.storage_gb_s or tier.aggregate_gb_s) * GB
-            stream = (s.stream_gb_s or tier.per_stream_gb_s) * GB
-        bw = read_bandwidth(aggregate, stream, concurrency)
-        t_read = transfer_time(weights, bw)
+        bw = read_bandwidth(*_bandwidths(s, tier), concurrency)
+        t_read = transfer_time(s.weights_bytes, bw)
         out[tier_id] = {
             "name": tier.name,
             "read_s": t_read,
@@ -357,6 +347,7 @@ def cold_start_lens(s: Scenario) -> dict:
     dtypes = {dtype: cold_start(derived.with_dtype(dtype)) for dtype in ("bf16", "fp8")}
     return {
         "figures": figures,
+        "memory": memory_figures(s),
         "variants": variants,
         "columns": columns,
         "savings": savings,

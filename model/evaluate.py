@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from model import launch, memory, roofline
-from model.cold_start import cold_start
+from model.cold_start import cold_start, optimised
+from model.memory import memory_figures  # noqa: F401 - part of this module's API
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import BYTES_PER_PARAM, GB, GIB, MS, TERA, US, compute_dtype
 
@@ -89,41 +90,6 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     }
 
 
-def memory_figures(s: Scenario, batch=None) -> dict:
-    """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``)."""
-    m, hw = s.model, s.hardware
-    batch = s.batch if batch is None else batch
-    weights = m.params_b * 1e9 * s.bytes_per_param
-    kv_tok = roofline.kv_bytes_per_token(
-        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
-    )
-    shards = memory.kv_shards(s.gpus, m.kv_heads)
-    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
-    graph_mem = graphs * s.graph_mb_per_graph * 1e6
-    usable = memory.usable_bytes_per_gpu(
-        hw.memory_gb * GB, s.gpu_memory_utilization, weights / s.gpus, graph_mem
-    )
-    ctx = max(s.context_tokens, 1)
-    fit = int(memory.max_batch(usable, kv_tok * ctx / shards))
-    weights_per_gpu = weights / s.gpus
-    return {
-        "weights_gb": weights / GB,
-        "weights_per_gpu_gb": weights_per_gpu / GB,
-        "kv_bytes_per_token": float(kv_tok),
-        "kv_gb": batch * s.context_tokens * kv_tok / GB,
-        "kv_per_gpu_gb": batch * s.context_tokens * kv_tok / shards / GB,
-        "graph_memory_gb": graph_mem / GB,
-        "hbm_per_gpu_gb": hw.memory_gb,
-        "usable_per_gpu_gb": hw.memory_gb * s.gpu_memory_utilization,
-        "kv_budget_per_gpu_gb": float(usable) / GB,
-        "weights_fit": bool(
-            weights_per_gpu + graph_mem <= hw.memory_gb * GB * s.gpu_memory_utilization
-        ),
-        "max_batch": fit,
-        "batch_fits": bool(batch <= fit),
-    }
-
-
 def evaluate(s: Scenario) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``."""
     hw = s.hardware
@@ -200,6 +166,7 @@ def launch_figures(s: Scenario) -> dict:
     graph = _at(s, s.batch, cuda_graphs=mode)
     own = graph if s.cuda_graphs == mode else eager
     t_launch_eager = float(launch.launch_time(n, tau))
+    ceiling = float(launch.launch_ceiling(n, tau))
     graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
     graph_bytes = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
     in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
@@ -219,8 +186,8 @@ def launch_figures(s: Scenario) -> dict:
         "graph_speedup": eager["t_step_s"] / graph["t_step_s"],
         "launch_share_of_eager_step": t_launch_eager / eager["t_step_s"],
         "launch_tax_of_gpu_time": t_launch_eager / eager["t_gpu_s"],
-        "launch_ceiling_tokens_per_s": float(launch.launch_ceiling(n, tau)),
-        "launch_ceiling_aggregate_tokens_per_s": s.batch * float(launch.launch_ceiling(n, tau)),
+        "launch_ceiling_tokens_per_s": ceiling,
+        "launch_ceiling_aggregate_tokens_per_s": s.batch * ceiling,
         "padded_batch": int(graph["padded_batch"]),
         "padding_waste": float(launch.padding_waste(s.batch, graph["padded_batch"])),
         "eager_fallback": bool(s.batch > max(s.capture_sizes)),
@@ -342,6 +309,7 @@ def launch_lens(s: Scenario) -> dict:
     the eager and graph steps kernel by kernel. ``share``: eager vs graph across weight sizes
     at this N and τ (the Q&A's "quantised models benefit more"). ``dtypes``: the same at this
     model's sizes per dtype. ``buckets``: padding of every batch up to the largest bucket.
+    ``knobs``: the seed's ten knobs tied to the scenario (:mod:`model.knobs`).
     """
     figures = evaluate(s)
     lf = figures["launch"]
@@ -408,8 +376,11 @@ def launch_lens(s: Scenario) -> dict:
                 "launch_tax_of_gpu_time": d["launch_tax_of_gpu_time"],
             }
         )
+    from model.knobs import knobs  # knobs builds on this module's figures
+
     return {
         "figures": figures,
+        "knobs": knobs(s, lf),
         "grid": grid,
         "grid_waste": launch.padding_waste(grid, launch.padded_batch(grid, s.capture_sizes)),
         "current_index": at,
@@ -420,3 +391,9 @@ def launch_lens(s: Scenario) -> dict:
         "dtypes": dtypes,
         "buckets": launch.bucket_waste(s.capture_sizes),
     }
+
+
+def summary(s: Scenario) -> dict:
+    """The landing page's one call: every section of :func:`evaluate`, plus the cold start of
+    the scenario's optimised counterpart (``cold_start_optimised``)."""
+    return {**evaluate(s), "cold_start_optimised": cold_start(optimised(s))}

@@ -12,7 +12,8 @@ References
 
 from __future__ import annotations
 
-from model.evaluate import _at, launch_figures, memory_figures
+from model.evaluate import _at, launch_figures
+from model.memory import memory_figures
 from model.scenario import MAX_BATCH, Scenario
 from model.units import MS
 

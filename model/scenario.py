@@ -238,6 +238,11 @@ class Scenario(BaseModel):
             return BYTES_PER_PARAM[self.weights_dtype]
         return self.weights_gb * 1e9 / (self.model.params_b * 1e9)
 
+    @property
+    def weights_bytes(self) -> float:
+        """All the weights as loaded [B]: params × bytes per param, or ``weights_gb``."""
+        return self.model.params_b * 1e9 * self.bytes_per_param
+
     def with_dtype(self, weights_dtype: str, **update) -> Scenario:
         """The same scenario with other weights (a what-if variant). A ``weights_gb`` override
         belongs to the scenario's own dtype, so a variant in another dtype drops it."""

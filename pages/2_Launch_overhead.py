@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import launch_lens
-from model.knobs import knobs
 from ui import charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
@@ -208,7 +207,7 @@ st.markdown(
     "\n".join(
         f"{k['number']}. **{k['knob']}** ({k['attacks']}; cost: {k['cost']}): "
         f"{mark[k['applies']]}. {k['here']}"
-        for k in knobs(s, lf)
+        for k in lens["knobs"]
     )
 )
 

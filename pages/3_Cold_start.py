@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from model.cold_start import cold_start_lens
-from model.evaluate import memory_figures
 from model.presets import cold_start_presets
 from ui import cold_charts
 from ui.buckets import bucket_editor
@@ -30,9 +29,8 @@ st.caption(
     f"graphs: {s.cuda_graphs}"
 )
 cold_controls(s)
-mem = memory_figures(s)
-if not mem["weights_fit"]:
-    fit_warning(mem, s, "the start-up figures below")
+if not lens["memory"]["weights_fit"]:
+    fit_warning(lens["memory"], s, "the start-up figures below")
 
 c = st.columns(4)
 c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s", help="Items 1–5 in series.")

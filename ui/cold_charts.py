@@ -251,17 +251,17 @@ def wake_figure(figures: dict):
     """Time to serve again: a full cold start, sleep level 2 (reload from storage), sleep
     level 1 (copy back from host RAM), a warm replica (zero)."""
     rows = [
-        ("full cold start", figures["total_s"], "#E45756"),
-        ("sleep level 2 wake", figures["wake_level2_s"], "#F58518"),
-        ("sleep level 1 wake", figures["wake_level1_s"], "#54A24B"),
-        ("warm replica", figures["warm_replica_s"], "#4C78A8"),
+        ("full cold start", figures["total_s"], None, "#E45756"),
+        ("sleep level 2 wake", figures["wake_level2_s"], figures["wake_level2_speedup"], "#F58518"),
+        ("sleep level 1 wake", figures["wake_level1_s"], figures["wake_level1_speedup"], "#54A24B"),
+        ("warm replica", figures["warm_replica_s"], None, "#4C78A8"),
     ]
     total = figures["total_s"]
     texts = [
-        f"{v:.2f} s" + (f" ({total / v:.0f}× faster)" if 0 < v < total else "")
+        f"{v:.2f} s" + (f" ({speedup:.0f}× faster)" if speedup and speedup > 1 else "")
         if v > 0
         else "0 s (already serving)"
-        for _, v, _ in rows
+        for _, v, speedup, _ in rows
     ]
     data = [
         {
@@ -269,7 +269,7 @@ def wake_figure(figures: dict):
             "orientation": "h",
             "y": [r[0] for r in rows][::-1],
             "x": [max(r[1], 0.011) for r in rows][::-1],
-            "marker": {"color": [r[2] for r in rows][::-1]},
+            "marker": {"color": [r[3] for r in rows][::-1]},
             "text": texts[::-1],
             "textposition": "outside",
             "hovertemplate": "%{y}: %{x:.3g} s<extra></extra>",
