@@ -12,11 +12,11 @@ from pathlib import Path
 
 from model import codecs
 from model.errors import ScenarioError
-from model.evaluate import evaluate
+from model.evaluate import evaluate, strict_figures
 from model.overrides import resolve
 from model.presets import all_preset_ids
 
-MAX_FILE_BYTES = 1_000_000
+MAX_FILE_BYTES = codecs.MAX_YAML_BYTES
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,21 +48,33 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _read_file(name: str) -> str:
+    """A scenario file's text, read at most ``MAX_FILE_BYTES`` + 1 bytes (a FIFO, a device or a
+    huge file is refused without reading it all)."""
+    path = Path(name)
+    try:
+        if not path.exists():
+            raise ScenarioError("FILE", f"{name}: no such file")
+        if not path.is_file():
+            raise ScenarioError("FILE", f"{name}: not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioError("FILE", f"{name}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ScenarioError("FILE", f"{name}: larger than {MAX_FILE_BYTES:,} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError("FILE", f"{name}: not UTF-8 text") from None
+
+
 def _items(args) -> list[tuple[str, object]]:
     items: list[tuple[str, object]] = []
     if args.scenario is not None:
         items.append(("scenario", args.scenario))
     if args.file:
-        path = Path(args.file)
-        if not path.is_file():
-            raise ScenarioError("FILE", f"{args.file}: no such file")
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError("FILE", f"{args.file}: larger than {MAX_FILE_BYTES} bytes")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ScenarioError("FILE", f"{args.file}: not UTF-8 text") from None
-        data = codecs.yaml_items(text, args.file)
+        data = codecs.yaml_items(_read_file(args.file), args.file)
         if args.scenario is not None and "scenario" in data and data["scenario"] != args.scenario:
             raise ScenarioError("scenario", "given both in FILE and by --scenario; keep one")
         items.extend(data.items())
@@ -105,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "yaml":
             print(codecs.to_yaml(scenario), end="")
         else:
-            result = evaluate(scenario)
+            result = strict_figures(evaluate(scenario))
             if args.json:
-                print(json.dumps(result, indent=2))
+                print(json.dumps(result, indent=2, allow_nan=False))
             else:
                 _print_text(result)
         return 0
@@ -115,4 +127,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"whatif: error: {err}", file=sys.stderr)
         return 2
     except (BrokenPipeError, KeyboardInterrupt):
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the contract: one line, never a traceback
+        print(
+            f"whatif: internal error ({type(exc).__name__}); please report it with the command "
+            "line that caused it",
+            file=sys.stderr,
+        )
         return 1

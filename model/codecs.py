@@ -12,12 +12,14 @@ from urllib.parse import parse_qsl, quote, urlencode
 
 import yaml
 
+from model import safeyaml
 from model.errors import ScenarioError
 from model.overrides import built_in_defaults, named_scenario, resolve
-from model.presets import hardware_presets, model_presets, read_yaml_text
+from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 
 MAX_QUERY_CHARS = 4096
+MAX_YAML_BYTES = safeyaml.MAX_CHARS  #: a scenario YAML file, uploaded or given to the CLI
 PAGES = {
     "home": "",
     "roofline": "Roofline",
@@ -159,17 +161,15 @@ def to_yaml(s: Scenario) -> str:
 
 
 def yaml_items(text: str, what: str = "YAML file") -> dict:
-    """The mapping of a scenario YAML file (``yaml.safe_load`` only)."""
-    return read_yaml_text(text, what)
+    """The mapping of a scenario YAML file: judged before it is expanded, then
+    ``yaml.safe_load`` (see :mod:`model.safeyaml`)."""
+    return safeyaml.load_mapping(text, what, max_chars=MAX_YAML_BYTES)
 
 
 def from_yaml(text: str, *, strict: bool = True) -> Scenario:
     """A scenario from YAML text (a mapping of public keys; nested or dotted specs)."""
     scenario, _ = resolve(yaml_items(text), strict=strict)
     return scenario
-
-
-MAX_YAML_BYTES = 100_000
 
 
 def from_yaml_upload(data: bytes) -> tuple[Scenario | None, list[ScenarioError]]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from model import launch
+from model.cold_start_presets import cold_start_presets
 from model.memory import memory_figures
-from model.presets import cold_start_presets
 from model.scenario import Scenario
 from model.units import GB
 

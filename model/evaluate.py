@@ -6,6 +6,8 @@ sections of ``whatif eval --json`` for the scenario's own batch.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from model import launch, memory, roofline
@@ -130,6 +132,44 @@ def evaluate(s: Scenario) -> dict:
         "memory": memory_figures(s),
         "cold_start": cold_start(s),
     }
+
+
+#: Why a figure of ``evaluate`` may be null (JSON ``null``): the figure does not exist here.
+NULL_REASONS = {
+    "scenario": "no named base scenario: the built-in defaults",
+    "cold_start.wake_s": "sleep_level is 0: the server does not sleep, so there is no wake",
+    "cold_start.wake_speedup": "sleep_level is 0: no wake to compare with the cold start",
+}
+
+
+def strict_figures(figures: dict) -> dict:
+    """``figures`` made fit for strict JSON (RFC 8259 has no Infinity or NaN).
+
+    Numpy scalars become Python numbers; a float that is not finite becomes ``None``. Every
+    ``None`` is explained in a ``null_reasons`` section (dotted figure name → why), so a reader
+    never has to guess whether a null means "zero", "unknown" or "not applicable". The scenario's
+    bounds keep every figure finite (tests/test_hardening.py sweeps the corners); the replacement
+    is the last line of defence, and says so.
+    """
+    reasons: dict[str, str] = {}
+
+    def clean(value, path: str):
+        if isinstance(value, dict):
+            return {k: clean(v, f"{path}.{k}" if path else k) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, np.generic):
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            reasons[path] = f"not a finite number for this scenario ({value!r})"
+            return None
+        if value is None:
+            reasons[path] = NULL_REASONS.get(path, "not defined for this scenario")
+        return value
+
+    out = clean(figures, "")
+    out["null_reasons"] = reasons
+    return out
 
 
 def graph_mode(s: Scenario) -> str:

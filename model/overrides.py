@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import math
+import reprlib
 import types
 import typing
 from collections.abc import Iterable
@@ -31,7 +32,7 @@ from model.units import PEAK_DTYPES
 
 DEFAULT_HARDWARE = "h100-sxm"
 DEFAULT_MODEL = "llama-3.1-70b"
-MAX_ITEMS = 100
+MAX_ITEMS = 200  #: key=value pairs, counting the fields of inline hardware/model mappings
 MAX_VALUE_CHARS = 2000
 #: keys whose values may be longer: 512 capture sizes of up to 5 digits and their commas
 MAX_VALUE_CHARS_BY_KEY = {"capture_sizes": 3600}
@@ -85,7 +86,7 @@ def accepted(path: tuple) -> str:
     if path[:1] in (("hardware",), ("model",)) and len(path) == 1:
         return "a preset id"
     if path[-2:-1] == ("peak_tflops",) or path[-1:] == ("peak_tflops",):
-        return "a number > 0 and ≤ 100000 (TFLOPS) per dtype: " + ", ".join(PEAK_DTYPES)
+        return "a number ≥ 0.001 and ≤ 100000 (TFLOPS) per dtype: " + ", ".join(PEAK_DTYPES)
     if path[:1] == ("capture_sizes",):
         return "comma-separated integers, strictly increasing, each 1–65536, 1 to 512 of them"
     info = _field_info(path)
@@ -128,9 +129,16 @@ def accepted(path: tuple) -> str:
     return text
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist = 2, 3, 3
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 36
+
+
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 40 else text[:37] + "…'"
+    """A value as a short quote for a message, without ever expanding it whole: ``repr`` of a
+    value from outside may be enormous (a YAML bomb), ``reprlib`` stops at a few items."""
+    text = _REPR.repr(value)
+    return text if len(text) <= 40 else text[:37] + "…"
 
 
 def _message(err: dict, value: Any) -> str:
@@ -337,6 +345,10 @@ def resolve(
     state, leftovers = _start(pairs, fail)
     base_name = state.get("scenario")
     rest = leftovers + [(k, v) for k, v in pairs if k not in ("scenario", "hardware", "model")]
+    if len(rest) > MAX_ITEMS:
+        # an inline hardware/model mapping flattens to dotted keys: bound those too
+        fail(ScenarioError("", f"{len(rest)} values given; at most {MAX_ITEMS} are accepted"))
+        rest = []
 
     applied: list[tuple[str, Any]] = []
     for key, value in rest:

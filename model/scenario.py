@@ -13,9 +13,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from model.cold_start_presets import cold_start_presets
 from model.units import BYTES_PER_PARAM, PEAK_DTYPES, WeightsDtype
 
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
+# Lower bounds mean something physically: a divisor (a bandwidth, a peak, an efficiency, τ, a
+# size) is at least a small but real amount (1 GB/s of HBM, 1 GFLOPS, 0.1 % efficiency, 1 ns
+# per launch, 1 MB of weights), never a subnormal float that passes "> 0" and then divides to
+# inf. Everything derived from these stays finite (tests/test_hardening.py checks the corners).
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Text = Annotated[
@@ -46,14 +51,14 @@ class HardwareSpec(BaseModel):
 
     id: Id = Field("custom", description="preset id, or 'custom' for an inline part")
     name: Text
-    memory_gb: float = Field(gt=0, le=2048, description="GPU memory [GB]")
-    hbm_bandwidth_tb_s: float = Field(gt=0, le=100, description="memory bandwidth [TB/s]")
-    peak_tflops: dict[PeakDtype, Annotated[float, Field(gt=0, le=100000)]] = Field(
+    memory_gb: float = Field(ge=0.1, le=2048, description="GPU memory [GB]")
+    hbm_bandwidth_tb_s: float = Field(ge=0.001, le=100, description="memory bandwidth [TB/s]")
+    peak_tflops: dict[PeakDtype, Annotated[float, Field(ge=0.001, le=100000)]] = Field(
         description="dense peak per dtype [TFLOPS]"
     )
-    h2d_gb_s: float = Field(gt=0, le=10000, description="host-to-device copy per GPU [GB/s]")
+    h2d_gb_s: float = Field(ge=0.001, le=10000, description="host-to-device copy per GPU [GB/s]")
     interconnect_gb_s: float = Field(
-        gt=0, le=100000, description="GPU-to-GPU bandwidth per direction [GB/s]"
+        ge=0.001, le=100000, description="GPU-to-GPU bandwidth per direction [GB/s]"
     )
     gpu_hour_usd: float = Field(ge=0, le=1000, description="indicative price [USD/GPU-hour]")
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
@@ -73,9 +78,9 @@ class ModelSpec(BaseModel):
 
     id: Id = Field("custom", description="preset id, or 'custom' for an inline model")
     name: Text
-    params_b: float = Field(gt=0, le=100000, description="total parameters [billions]")
+    params_b: float = Field(ge=0.001, le=100000, description="total parameters [billions]")
     active_params_b: float | None = Field(
-        None, gt=0, le=100000, description="parameters active per token [billions]"
+        None, ge=0.001, le=100000, description="parameters active per token [billions]"
     )
     layers: int = Field(ge=1, le=2000)
     hidden: int = Field(ge=1, le=1_000_000)
@@ -129,7 +134,7 @@ class Scenario(BaseModel):
     weights_dtype: WeightsDtype = "fp8"
     weights_gb: float | None = Field(
         None,
-        gt=0,
+        ge=0.001,
         le=1_000_000,
         description="size of the weights as loaded [GB]; empty = params × bytes per param "
         "(set it for checkpoints that keep some tensors wider, e.g. AWQ's 16-bit embeddings)",
@@ -143,17 +148,17 @@ class Scenario(BaseModel):
         None, ge=1, le=1_000_000, description="launches per decode step (auto: layers × per layer)"
     )
     kernels_per_layer: int = Field(10, ge=1, le=1000)
-    launch_us: float = Field(5.0, gt=0, le=1000, description="CPU cost of one launch τ [µs]")
+    launch_us: float = Field(5.0, ge=0.001, le=1000, description="CPU cost of one launch τ [µs]")
     host_ms: float = Field(0.5, ge=0, le=1000, description="per-step host work [ms]")
     cuda_graphs: CudaGraphs = "full_and_piecewise"
     launch_model: LaunchModel = "additive"
-    bw_efficiency: float = Field(1.0, gt=0, le=1)
-    flops_efficiency: float = Field(1.0, gt=0, le=1)
+    bw_efficiency: float = Field(1.0, ge=0.001, le=1)
+    flops_efficiency: float = Field(1.0, ge=0.001, le=1)
     allreduce_latency_us: float = Field(
         0.0, ge=0, le=10000, description="fixed latency of one tensor-parallel all-reduce [µs]"
     )
     gpu_memory_utilization: float = Field(
-        0.9, gt=0, le=1, description="fraction of GPU memory the server may use"
+        0.9, ge=0.01, le=1, description="fraction of GPU memory the server may use"
     )
     graph_mb_per_graph: float = Field(
         4.0, ge=0, le=100000, description="HBM taken by one captured graph [MB]"
@@ -165,10 +170,13 @@ class Scenario(BaseModel):
     storage: Storage = "nvme"
     concurrency: int | None = Field(None, ge=1, le=1024, description="loader read streams")
     storage_gb_s: float | None = Field(
-        None, gt=0, le=10000, description="storage aggregate read bandwidth [GB/s] (auto: tier's)"
+        None,
+        ge=0.001,
+        le=10000,
+        description="storage aggregate read bandwidth [GB/s] (auto: tier's)",
     )
     stream_gb_s: float | None = Field(
-        None, gt=0, le=10000, description="bandwidth of one read stream [GB/s] (auto: tier's)"
+        None, ge=0.001, le=10000, description="bandwidth of one read stream [GB/s] (auto: tier's)"
     )
     compile_s: float | None = Field(
         None, ge=0, le=3600, description="cold torch.compile time [s] (auto: preset's)"
@@ -213,8 +221,6 @@ class Scenario(BaseModel):
             return value
         cold = info.data.get("compile_s")
         if cold is None:
-            from model.presets import cold_start_presets  # lazy: presets imports this module
-
             cold = cold_start_presets().startup.compile_s
         if value > cold:
             raise ValueError(

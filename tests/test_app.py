@@ -254,7 +254,7 @@ def test_cold_start_traps_show_where_they_apply():
     "query",
     [
         {"bw_efficiency": "0.04", "flops_efficiency": "0.01"},
-        {"launch_us": "0.004", "weights_gb": "0.0001"},
+        {"launch_us": "0.004", "weights_gb": "0.001"},
         {"hardware.hbm_bandwidth_tb_s": "0.001", "hardware.h2d_gb_s": "0.001"},
         {"storage_gb_s": "0.001", "stream_gb_s": "0.005"},
     ],
