@@ -1,7 +1,8 @@
 """Compose the core: one scenario in, the figures of every lens out (SPEC 3 and 4).
 
-``sweep`` evaluates a batch array in one vectorised call; ``evaluate`` returns the JSON
-sections of ``whatif eval --json`` for the scenario's own batch.
+``evaluate`` returns the JSON sections of ``whatif eval --json`` for the scenario's own batch;
+the ``*_lens`` functions return everything one page shows. The decode sweep and the launch
+section live in :mod:`model.decode`, which :mod:`model.knobs` reads too.
 """
 
 from __future__ import annotations
@@ -10,86 +11,19 @@ import math
 
 import numpy as np
 
-from model import launch, memory, roofline
+from model import launch, roofline
 from model.cold_start import cold_start, optimised
+from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: this module's API
+    ACTIVATION_BYTES,
+    at_batch,
+    graph_mode,
+    launch_figures,
+    sweep,
+)
+from model.knobs import knobs
 from model.memory import memory_figures  # noqa: F401 - part of this module's API
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import BYTES_PER_PARAM, GB, GIB, MS, TERA, US, compute_dtype
-
-ACTIVATION_BYTES = 2.0  # bf16 activations on the tensor-parallel all-reduce
-
-
-def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
-    """Decode-step figures for every batch in ``batch`` (one vectorised call).
-
-    Returns arrays keyed with their unit: ``t_memory_s``, ``t_compute_s``, ``t_comm_s``,
-    ``t_gpu_s``, ``t_launch_s``, ``t_host_s``, ``t_step_s``, ``tokens_per_s``, ``flops``,
-    ``bytes_per_gpu``, ``arithmetic_intensity``, ``attained_flops``, ``padded_batch``,
-    ``launches``, ``bound``.
-    """
-    hw, m = s.hardware, s.model
-    b = np.asarray(batch, dtype=float)
-    bpp = s.bytes_per_param
-    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
-    peak = hw.peak_tflops[cdtype] * TERA
-    bw = hw.hbm_bandwidth_tb_s * 1e12
-
-    graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
-    padded = np.where(graph, launch.padded_batch(b, s.capture_sizes), b)
-
-    params = roofline.params_read(
-        b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
-    )
-    w_bytes = roofline.weights_bytes(params, bpp)
-    kv_tok = roofline.kv_bytes_per_token(
-        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
-    )
-    kv_bytes = b * s.context_tokens * kv_tok
-    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards(s.gpus, m.kv_heads)
-
-    flops = roofline.step_flops(
-        padded, m.active * 1e9, m.layers, m.heads, m.head_dim, s.context_tokens
-    )
-    flops_per_gpu = flops / s.gpus
-
-    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
-    t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
-    t_comm = roofline.allreduce_time(
-        padded,
-        m.hidden,
-        m.layers,
-        s.gpus,
-        hw.interconnect_gb_s * GB,
-        s.allreduce_latency_us * US,
-        ACTIVATION_BYTES,
-    )
-    t_gpu = np.maximum(t_mem, t_cmp) + t_comm
-
-    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
-    launches = launch.launches_per_step(b, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
-    t_launch = launches * s.launch_us * US
-    t_host = np.full_like(b, s.host_ms * MS)
-    t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
-    ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
-    return {
-        "batch": b,
-        "padded_batch": padded,
-        "launches": launches,
-        "weights_read_bytes": w_bytes,
-        "bytes_per_gpu": bytes_per_gpu,
-        "flops": flops,
-        "arithmetic_intensity": ai,
-        "attained_flops": flops_per_gpu / t_gpu,
-        "t_memory_s": t_mem,
-        "t_compute_s": t_cmp,
-        "t_comm_s": t_comm,
-        "t_gpu_s": t_gpu,
-        "t_launch_s": t_launch,
-        "t_host_s": t_host,
-        "t_step_s": t_step,
-        "tokens_per_s": b / t_step,
-        "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host),
-    }
 
 
 def evaluate(s: Scenario) -> dict:
@@ -170,77 +104,6 @@ def strict_figures(figures: dict) -> dict:
     out = clean(figures, "")
     out["null_reasons"] = reasons
     return out
-
-
-def graph_mode(s: Scenario) -> str:
-    """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or vLLM's default
-    (``full_and_piecewise``) when the scenario runs eager."""
-    return s.cuda_graphs if s.cuda_graphs != "none" else "full_and_piecewise"
-
-
-def _at(s: Scenario, batch: int, **update) -> dict:
-    """One batch of ``sweep`` for a variant of ``s``, as floats (``bound`` as text)."""
-    v = s.model_copy(update=update) if update else s
-    return {k: (str(a[0]) if k == "bound" else float(a[0])) for k, a in sweep(v, [batch]).items()}
-
-
-def launch_figures(s: Scenario) -> dict:
-    """The ``launch`` section of ``whatif eval --json`` (SPEC 4.2).
-
-    ``t_step_eager_ms`` runs the scenario with ``cuda_graphs=none``; ``t_step_graph_ms`` with
-    the graphs mode named in ``graph_mode`` (the scenario's own, or ``full_and_piecewise``
-    when the scenario is eager), padded to its bucket. ``padded_batch`` and ``padding_waste``
-    describe that graph step; ``graphs_captured``, ``capture_s`` and ``graph_memory_gb`` what
-    the scenario as configured pays at start-up (zero when eager).
-
-    References
-    ----------
-    .. [1] Seed: *The chef who calls out every order* (800 launches, 4.0 ms, 250 tok/s).
-    .. [2] Seed: CUDA graphs Q&A (N = 430, τ = 5 µs: 1.36× at 5.5 GiB, 1.14× at 14.2 GiB).
-    """
-    m = s.model
-    tau = s.launch_us * US
-    n = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
-    mode = graph_mode(s)
-    eager = _at(s, s.batch, cuda_graphs="none")
-    graph = _at(s, s.batch, cuda_graphs=mode)
-    own = graph if s.cuda_graphs == mode else eager
-    t_launch_eager = float(launch.launch_time(n, tau))
-    ceiling = float(launch.launch_ceiling(n, tau))
-    graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
-    graph_bytes = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
-    in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
-    no_graphs = memory_figures(s.model_copy(update={"cuda_graphs": "none"}))
-    return {
-        "kernels": n,
-        "launch_us": s.launch_us,
-        "launch_model": s.launch_model,
-        "graph_mode": mode,
-        "t_launch_eager_ms": t_launch_eager / MS,
-        "t_gpu_eager_ms": eager["t_gpu_s"] / MS,
-        "t_step_eager_ms": eager["t_step_s"] / MS,
-        "t_gpu_graph_ms": graph["t_gpu_s"] / MS,
-        "launches_graph": int(graph["launches"]),
-        "t_launch_graph_ms": graph["t_launch_s"] / MS,
-        "t_step_graph_ms": graph["t_step_s"] / MS,
-        "graph_speedup": eager["t_step_s"] / graph["t_step_s"],
-        "launch_share_of_eager_step": t_launch_eager / eager["t_step_s"],
-        "launch_tax_of_gpu_time": t_launch_eager / eager["t_gpu_s"],
-        "launch_ceiling_tokens_per_s": ceiling,
-        "launch_ceiling_aggregate_tokens_per_s": s.batch * ceiling,
-        "padded_batch": int(graph["padded_batch"]),
-        "padding_waste": float(launch.padding_waste(s.batch, graph["padded_batch"])),
-        "eager_fallback": bool(s.batch > max(s.capture_sizes)),
-        "in_graph": in_graph,
-        "launches": int(own["launches"]),
-        "t_step_ms": own["t_step_s"] / MS,
-        "graphs_captured": graphs,
-        "capture_sizes_count": len(s.capture_sizes),
-        "largest_capture_size": max(s.capture_sizes),
-        "capture_s": float(launch.capture_seconds(graphs, s.capture_s_per_graph)),
-        "graph_memory_gb": graph_bytes / GB,
-        "max_batch_without_graphs": no_graphs["max_batch"],
-    }
 
 
 def seed_table(s: Scenario) -> list[dict]:
@@ -416,7 +279,6 @@ def launch_lens(s: Scenario) -> dict:
                 "launch_tax_of_gpu_time": d["launch_tax_of_gpu_time"],
             }
         )
-    from model.knobs import knobs  # knobs builds on this module's figures
 
     return {
         "figures": figures,

@@ -12,7 +12,7 @@ References
 
 from __future__ import annotations
 
-from model.evaluate import _at, launch_figures
+from model.decode import at_batch, launch_figures
 from model.memory import memory_figures
 from model.scenario import MAX_BATCH, Scenario
 from model.units import MS
@@ -50,7 +50,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
     """The ten knobs for scenario ``s``: ``number``, ``knob``, ``attacks``, ``cost``,
     ``applies`` (bool, or None where not modelled) and ``here`` (the scenario's figure)."""
     lf = lf or launch_figures(s)
-    own = _at(s, s.batch)
+    own = at_batch(s, s.batch)
     eager_share = lf["launch_share_of_eager_step"]
     rows: list[tuple[bool | None, str]] = []
 
@@ -111,7 +111,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
             )
         )
     elif s.cuda_graphs == "piecewise":
-        alt = _at(s, s.batch, cuda_graphs="full_decode_only")
+        alt = at_batch(s, s.batch, cuda_graphs="full_decode_only")
         rows.append(
             (
                 True,
@@ -149,7 +149,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
     top = min(mem["max_batch"], MAX_BATCH)
     ctx = f"{s.context_tokens:,} context tokens" if s.context_tokens else "1 token per sequence"
     if top > s.batch:
-        best = _at(s, top)
+        best = at_batch(s, top)
         rows.append(
             (
                 s.batch < top / 2,
@@ -162,7 +162,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
         rows.append((False, f"Batch {s.batch} already fills the KV cache ({top:,} fit)."))
     # 7 streams
     other = "pipelined" if s.launch_model == "additive" else "additive"
-    alt = _at(s, s.batch, launch_model=other)
+    alt = at_batch(s, s.batch, launch_model=other)
     rows.append(
         (
             None,
@@ -171,7 +171,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
         )
     )
     # 8 persistence and clocks
-    slow = _at(s, s.batch, launch_us=min(s.launch_us * 2, 1000.0))
+    slow = at_batch(s, s.batch, launch_us=min(s.launch_us * 2, 1000.0))
     calm = slow["t_step_s"] < own["t_step_s"] * 1.01
     rows.append(
         (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 import time
@@ -321,10 +322,18 @@ def test_the_wheel_ships_its_presets_and_runs_from_another_directory(tmp_path):
     line in a ``.pth`` file, so the editable install of this checkout is *not* activated): the
     ``model`` package and its presets must come from the wheel.
     """
+    source = tmp_path / "source"  # a copy: building writes build/ and egg-info beside the code
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "*.egg-info", "__pycache__", "tests", ".*cache"
+        ),
+    )
     dist = tmp_path / "dist"
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
-        + ["-w", str(dist), str(ROOT)],
+        + ["-w", str(dist), str(source)],
         capture_output=True,
         text=True,
         timeout=300,
