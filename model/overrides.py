@@ -121,7 +121,10 @@ def accepted(path: tuple) -> str:
     elif ann is float:
         text = f"a number {lo_op} {lo} and {hi_op} {hi}"
     elif ann is str:
-        text = "text"
+        longest = next(
+            (m.max_length for m in info.metadata if getattr(m, "max_length", None)), None
+        )
+        text = f"text of at most {longest} characters, no control characters" if longest else "text"
     else:
         text = ""
     if optional and text:
