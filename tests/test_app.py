@@ -273,3 +273,87 @@ def test_weights_that_do_not_fit_are_named_on_every_page(page):
     at = open_page(page, model="llama-3.1-405b", weights_dtype="bf16", gpus="1")
     assert any("do not fit" in e.value for e in at.error)
     assert metrics(at)[HEADLINE[page]]
+
+
+ROOFLINE = "pages/1_Roofline.py"
+
+
+def after_reconnect(page, change, **query):
+    """What a server restart under an open page does: the browser, which showed ``page`` for
+    ``query``, reconnects to a new, empty session, and its first interaction arrives there with
+    the values of all its widgets, ``change`` (a function of the old AppTest) among them.
+
+    AppTest has no public way to send widget values into a session's first run, hence
+    ``_run`` and ``_tree``.
+    """
+    old = open_page(page, **query)
+    change(old)
+    states = old._tree.get_widget_states()  # noqa: SLF001
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at._run(states)  # noqa: SLF001
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _param(at, key):
+    value = at.query_params.get(key)
+    return value[0] if isinstance(value, list) else value
+
+
+@pytest.mark.parametrize(
+    ("page", "change", "key", "value"),
+    [
+        (ROOFLINE, lambda at: at.number_input(key="w_batch").set_value(8), "batch", "8"),
+        (
+            ROOFLINE,
+            lambda at: at.selectbox(key="w_weights_dtype").set_value("int4"),
+            "weights_dtype",
+            "int4",
+        ),
+        (
+            COLD,
+            lambda at: at.toggle(key="w_compile_cache").set_value(True),
+            "compile_cache",
+            "true",
+        ),
+        (
+            LAUNCH,
+            lambda at: at.text_area(key="w_capture_sizes").set_value("1, 2, 4"),
+            "capture_sizes",
+            "1,2,4",
+        ),
+        (
+            LAUNCH,
+            lambda at: at.button[[b.label for b in at.button].index("powers of 2")].click(),
+            "capture_sizes",
+            "1,2,4,8,16,32,64,128,256,512",
+        ),
+    ],
+    ids=["sidebar-number", "sidebar-select", "cold-toggle", "bucket-text", "bucket-button"],
+)
+def test_the_first_change_after_a_reconnect_is_kept(page, change, key, value):
+    seed = "seed-70b-fp8-cold-start" if page == COLD else "seed-3b-4090"
+    before = metrics(open_page(page, scenario=seed))
+    at = after_reconnect(page, change, scenario=seed)
+    assert _param(at, "scenario") == seed
+    assert _param(at, key) == value
+    assert metrics(at) != before
+
+
+def test_a_reconnect_changes_nothing_else():
+    """Every other widget value the browser sends back equals the link's (exact floats kept),
+    and a picked scenario replaces the overrides as it does without a reconnect."""
+    query = {
+        "scenario": "seed-3b-4090",
+        "launch_us": "5.12345",
+        "hardware.hbm_bandwidth_tb_s": "1.00812",
+        "bw_efficiency": "0.873",
+    }
+    at = after_reconnect(ROOFLINE, lambda at: at.number_input(key="w_batch").set_value(2), **query)
+    assert {k: _param(at, k) for k in at.query_params} == query | {"batch": "2"}
+    at = after_reconnect(
+        ROOFLINE, lambda at: at.selectbox(key="w_scenario").set_value("llama-8b-1xh100"), **query
+    )
+    assert {k: _param(at, k) for k in at.query_params} == {"scenario": "llama-8b-1xh100"}

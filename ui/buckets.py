@@ -34,19 +34,19 @@ def _on_preset(sizes: tuple[int, ...]) -> None:
 def bucket_editor(s: Scenario) -> None:
     """A text box with the capture sizes, three preset lists, and the rejection message
     (naming the field and what it accepts) right under the box."""
-    st.session_state["w_capture_sizes"] = ", ".join(str(x) for x in s.capture_sizes)
     st.text_area(
         "Capture sizes (`capture_sizes`)",
-        key="w_capture_sizes",
+        key=state.sync_widget("w_capture_sizes", ", ".join(str(x) for x in s.capture_sizes)),
         on_change=_on_text,
         height=90,
         help="Batch sizes captured as CUDA graphs: comma-separated integers, strictly "
         "increasing, each 1–65536, at most 512 of them. Press Ctrl+Enter or click away to apply.",
     )
     cols = st.columns(len(BUCKET_PRESETS))
-    for col, (label, sizes) in zip(cols, BUCKET_PRESETS.items(), strict=True):
+    for i, (col, (label, sizes)) in enumerate(zip(cols, BUCKET_PRESETS.items(), strict=True)):
         col.button(
             label,
+            key=state.watch_widget(f"w_bucket_preset_{i}", False),
             on_click=_on_preset,
             args=(sizes,),
             width="stretch",
@@ -54,5 +54,6 @@ def bucket_editor(s: Scenario) -> None:
             help=f"{len(sizes)} sizes: {', '.join(str(x) for x in sizes[:12])}"
             + (", …" if len(sizes) > 12 else ""),
         )
+    state.adopt_browser_values()
     for text in st.session_state.pop(ERRORS_KEY, []):
         st.error(f"Not applied: {md_escape(text)}")

@@ -7,6 +7,7 @@ import streamlit as st
 
 from model.presets import cold_start_presets
 from model.scenario import Scenario
+from ui import state
 from ui.sidebar import _on_field, _sync, floor
 
 
@@ -106,3 +107,4 @@ def cold_controls(s: Scenario) -> None:
                 placeholder=f"auto ({auto:g})",
                 help=f"`{field}`; empty = the preset's {auto:g}",
             )
+    state.adopt_browser_values()

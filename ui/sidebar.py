@@ -56,9 +56,9 @@ def floor(widget_min: float, value: float | None) -> float:
 
 
 def _sync(key: str, value: Any) -> str:
-    """Make the widget show the scenario's value (set before the widget is created)."""
-    st.session_state[key] = value
-    return key
+    """Make the widget show the scenario's value (set before the widget is created); after a
+    reconnect, keep the browser's value for :func:`state.adopt_browser_values` to compare."""
+    return state.sync_widget(key, value)
 
 
 def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
@@ -257,11 +257,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         st.file_uploader(
             "Scenario YAML",
             type=["yaml", "yml"],
-            key="w_yaml",
+            key=state.watch_widget("w_yaml"),
             on_change=_on_yaml_upload,
             help="A mapping of the public keys (as downloaded from any page). Read with "
             "yaml.safe_load only; at most 100 kB.",
         )
+    state.adopt_browser_values()
     share = codecs.to_url(s, page=page, base=state.base_url())
     sb.markdown("**Share link** (exactly this view)")
     sb.code(share, language=None, wrap_lines=True)

@@ -3,10 +3,20 @@ between pages, from the session), and every widget change writes it back.
 
 Pages call :func:`page_scenario` first; nothing a page needs lives only in ``app.py`` (SPEC 2:
 a deep-linked page runs without ``app.py``).
+
+Widgets show the scenario through :func:`sync_widget` and write it back from their
+``on_change`` callbacks. One case needs more: after a server restart the browser reconnects to
+a new, empty session and does not rerun; its first interaction arrives with the values of all
+its widgets, the changed one among them, but Streamlit cannot fire ``on_change`` (the new
+session has never seen the widgets, so it has nothing to compare with). On that first run
+:func:`sync_widget` leaves the browser's values in place, and :func:`adopt_browser_values`
+(called after the widgets) runs the callback of each widget whose value differs from the
+scenario, exactly as Streamlit would have, then reruns.
 """
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
 import streamlit as st
@@ -17,6 +27,10 @@ from model.overrides import resolve
 from model.scenario import Scenario
 
 SESSION_PARAMS = "_whatif_params"
+# This run's widget keys whose values the browser sent into a new session (a reconnect), and
+# the scenario's values for those widgets, to compare with once the widgets are drawn.
+BROWSER_KEYS = "_whatif_browser_keys"
+WATCHED = "_whatif_watched"
 
 
 def _query_pairs() -> list[tuple[str, str]]:
@@ -49,6 +63,9 @@ def _as_dict(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
 
 def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
     """Resolve the URL leniently: bad keys are reported and dropped, the rest is kept."""
+    new_session = SESSION_PARAMS not in st.session_state
+    st.session_state[BROWSER_KEYS] = _browser_widget_keys() if new_session else frozenset()
+    st.session_state[WATCHED] = {}
     pairs = current_params()
     errors: list[ScenarioError] = []
     size = codecs.query_size(pairs)
@@ -87,6 +104,93 @@ def apply_change(pairs: list[tuple[str, str]], drop_prefixes: tuple[str, ...] = 
     write_scenario(scenario)
     if errors:
         st.session_state["_whatif_widget_errors"] = [str(e) for e in errors]
+
+
+def sync_widget(key: str, value: Any) -> str:
+    """Make the widget ``key`` show the scenario's ``value`` (call before creating it).
+
+    On a reconnected session's first run the browser's value is kept instead and compared
+    with ``value`` by :func:`adopt_browser_values`. Returns ``key``.
+    """
+    if key in st.session_state.get(BROWSER_KEYS, ()):
+        st.session_state[WATCHED][key] = value
+    else:
+        st.session_state[key] = value
+    return key
+
+
+def watch_widget(key: str, value: Any = None) -> str:
+    """For a widget whose value cannot be set (a file uploader, a button): on a reconnected
+    session's first run, a browser value other than ``value`` is a change. Returns ``key``."""
+    if key in st.session_state.get(BROWSER_KEYS, ()):
+        st.session_state[WATCHED][key] = value
+    return key
+
+
+def adopt_browser_values() -> None:
+    """Call after a group of widgets. On a reconnected session's first run, run the
+    ``on_change`` callback of each widget drawn so far whose browser value differs from the
+    scenario (the user's first change after the reconnect), then rerun with the new scenario.
+    Does nothing on any other run."""
+    watched = st.session_state.get(WATCHED)
+    if not watched:
+        return
+    drawn = [key for key in watched if _widget_drawn(key)]
+    changed = [key for key in drawn if st.session_state[key] != watched[key]]
+    for key in drawn:
+        del watched[key]
+    for key in changed:
+        _run_on_change(key)
+    if changed:
+        st.rerun()
+
+
+# Streamlit has no public API for what follows: the widget values a browser sent into a new
+# session, and a widget's callback. If these internals change, ``_inner_state`` returns None
+# and widgets behave as before (the scenario wins).
+
+
+def _inner_state() -> Any:
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        inner = get_session_state()._state  # noqa: SLF001 - the one way to reach it
+    except Exception:  # noqa: BLE001 - a missing internal must not break the page
+        return None
+    needed = ("get_widget_states", "get_widget_id_from_key", "get_widget_metadata")
+    return inner if all(hasattr(inner, name) for name in needed) else None
+
+
+def _browser_widget_keys() -> frozenset[str]:
+    """Keys of the widgets whose values came with this run from the browser. Only called on a
+    session's first run, before any widget exists, when every widget state is the browser's."""
+    inner = _inner_state()
+    if inner is None:
+        return frozenset()
+    try:
+        from streamlit.runtime.state.common import user_key_from_element_id
+
+        states = inner.get_widget_states()
+        return frozenset(k for w in states if (k := user_key_from_element_id(w.id)) is not None)
+    except Exception:  # noqa: BLE001
+        return frozenset()
+
+
+def _widget_metadata(key: str) -> Any:
+    inner = _inner_state()
+    widget_id = None if inner is None else inner.get_widget_id_from_key(key)
+    return None if widget_id is None else inner.get_widget_metadata(widget_id)
+
+
+def _widget_drawn(key: str) -> bool:
+    return _widget_metadata(key) is not None and key in st.session_state
+
+
+def _run_on_change(key: str) -> None:
+    """Run the widget's own ``on_change`` (or ``on_click``) with its args, as Streamlit does."""
+    meta = _widget_metadata(key)
+    if meta is not None and meta.callback is not None:
+        meta.callback(*(meta.callback_args or ()), **(meta.callback_kwargs or {}))
 
 
 def base_url() -> str:

@@ -6,6 +6,7 @@ tests are skipped, except on CI (``CI=true``), where a missing browser is a fail
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -71,54 +72,92 @@ def _healthy(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="session")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Run ``streamlit run app.py`` on a free loopback port; yield its base URL."""
-    require_chromium()
-    port = _free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.headless",
-        "true",
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
+class StreamlitServer:
+    """``streamlit run app.py`` on one loopback port; can be stopped and started again on the
+    same port (a server restart under an open page)."""
+
+    def __init__(self, port: int, log_path: Path) -> None:
+        self.port = port
+        self.base = f"http://127.0.0.1:{port}"
+        self.log_path = log_path
+        self._log = open(log_path, "ab")  # noqa: SIM115 - closed in stop(final=True)
+        self._proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        """Start the server and wait (bounded) until it answers its health check."""
+        cmd = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(self.port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, stdout=self._log, stderr=subprocess.STDOUT)
+        self._proc = proc
         deadline = time.monotonic() + SERVER_START_S
-        while not _healthy(f"{base}/_stcore/health"):
+        while not _healthy(f"{self.base}/_stcore/health"):
             if proc.poll() is not None:
                 pytest.fail(
-                    f"streamlit exited with {proc.returncode} before answering; see {log_path}",
+                    f"streamlit exited with {proc.returncode} before answering; "
+                    f"see {self.log_path}",
                     pytrace=False,
                 )
             if time.monotonic() > deadline:
                 pytest.fail(
-                    f"streamlit did not answer {base}/_stcore/health within "
-                    f"{SERVER_START_S:.0f} s; see {log_path}",
+                    f"streamlit did not answer {self.base}/_stcore/health within "
+                    f"{SERVER_START_S:.0f} s; see {self.log_path}",
                     pytrace=False,
                 )
             time.sleep(0.25)
-        yield base
-    finally:
-        proc.terminate()
+
+    def stop(self, final: bool = False) -> None:
+        """Stop the server (terminate, then kill after ``SERVER_STOP_S``)."""
+        proc, self._proc = self._proc, None
         try:
-            proc.wait(timeout=SERVER_STOP_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=SERVER_STOP_S)
-        log.close()
+            if proc is not None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=SERVER_STOP_S)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=SERVER_STOP_S)
+        finally:
+            if final:
+                self._log.close()
+
+
+@contextlib.contextmanager
+def _serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
+    require_chromium()
+    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
+    server = StreamlitServer(_free_port(), log_path)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop(final=True)
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Run ``streamlit run app.py`` on a free loopback port; yield its base URL."""
+    with _serve(tmp_path_factory) as server:
+        yield server.base
+
+
+@pytest.fixture()
+def restartable_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
+    """A server of this test's own, which the test may stop and start again."""
+    with _serve(tmp_path_factory) as server:
+        yield server
 
 
 @pytest.fixture(scope="session")
@@ -135,16 +174,22 @@ def browser():
             b.close()
 
 
-@pytest.fixture()
-def page(browser, app_url):
-    """A fresh browser context and page per test (viewport 1400x1000)."""
+@contextlib.contextmanager
+def browser_page(browser):
+    """A fresh browser context and page (viewport 1400x1000), closed afterwards."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(WAIT_MS)
-    pg = context.new_page()
     try:
-        yield pg
+        yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture()
+def page(browser, app_url):
+    """A fresh browser context and page per test, for the shared server at ``app_url``."""
+    with browser_page(browser) as pg:
+        yield pg
 
 
 def wait_idle(page, timeout_ms: int = WAIT_MS) -> None:
@@ -230,3 +275,17 @@ def open_page(page, url: str) -> dict[str, str]:
     values = metrics(page)
     assert_no_exception(page)
     return values
+
+
+def restart_server_under(page, server: StreamlitServer, timeout_ms: int = WAIT_MS) -> None:
+    """Stop ``server`` and start it again on the same port while ``page`` stays open: wait
+    until the page shows the lost connection (its sidebar widgets disabled), then until it has
+    reconnected (enabled again). Every wait is bounded."""
+    from playwright.sync_api import expect
+
+    probe = page.locator('[data-testid="stSidebar"]').get_by_label("Batch", exact=True)
+    expect(probe).to_be_enabled(timeout=timeout_ms)
+    server.stop()
+    expect(probe).to_be_disabled(timeout=timeout_ms)
+    server.start()
+    expect(probe).to_be_enabled(timeout=timeout_ms)
