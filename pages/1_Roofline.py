@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import roofline_lens
-from ui import charts
+from ui import roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
 from ui.layout import downloads, fit_warning, fmt
@@ -58,15 +58,16 @@ st.caption(
 
 left, right = st.columns(2)
 left.plotly_chart(
-    charts.roofline_figure(
+    roofline_charts.roofline_figure(
         s, lens["sweep"], lens["current_index"], rf["ridge_flop_per_byte"], rf["compute_dtype"]
     ),
     width="stretch",
 )
 right.plotly_chart(
-    charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]), width="stretch"
+    roofline_charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]),
+    width="stretch",
 )
-st.plotly_chart(charts.memory_figure(mem), width="stretch")
+st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")
 
 st.subheader("The seed's table for this scenario")
 table = pd.DataFrame(lens["seed_table"])

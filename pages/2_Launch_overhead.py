@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import launch_lens
-from ui import charts
+from ui import launch_charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
@@ -89,10 +89,11 @@ st.caption(
 
 left, right = st.columns([3, 2])
 left.plotly_chart(
-    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model), width="stretch"
+    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model),
+    width="stretch",
 )
 right.plotly_chart(
-    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
+    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
     width="stretch",
 )
 st.caption(
@@ -103,7 +104,7 @@ st.caption(
 )
 
 st.plotly_chart(
-    charts.mode_sweep_figure(
+    launch_charts.mode_sweep_figure(
         lens["grid"],
         lens["modes"],
         s.batch,
@@ -141,7 +142,7 @@ st.dataframe(
 
 left, right = st.columns(2)
 left.plotly_chart(
-    charts.launch_share_figure(
+    launch_charts.launch_share_figure(
         lens["share"],
         lf["kernels"],
         s.launch_us,
@@ -199,7 +200,7 @@ with left:
         help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
         "per GPU",
     )
-right.plotly_chart(charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
+right.plotly_chart(launch_charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
 
 st.subheader("The seed's ten knobs, for this scenario")
 mark = {True: ":green[**applies**]", False: ":gray[not here]", None: ":orange[not modelled]"}

@@ -1,13 +1,13 @@
 """Chart builders of the Cold start page: plain functions from core results to figures.
 
-Built as one dict per figure with numpy arrays (see :mod:`ui.charts` for why)."""
+Built as one dict per figure with numpy arrays (see :mod:`ui.chart_common` for why)."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts import _layout, _segments
+from ui.chart_common import base_layout, segments
 
 ITEMS = [
     ("process_init_s", "1 process init", "#9D755D"),
@@ -42,7 +42,7 @@ def waterfall_figure(current: dict, optimised: dict):
             }
         )
     floor = current["floor_s"]
-    layout = _layout(
+    layout = base_layout(
         "Cold start, item by item (waterfall)",
         legend_rows=1,
         waterfallmode="group",
@@ -108,7 +108,7 @@ def columns_figure(columns: dict[str, dict]):
     ]
     floor = max(c["floor_s"] for c in columns.values())
     top = max(c["total_s"] for c in columns.values())
-    layout = _layout(
+    layout = base_layout(
         "Which items to attack: the seed's columns for this scenario",
         legend_rows=2,
         barmode="stack",
@@ -145,7 +145,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
         mine = (kind == "overlapped") == loader_overlaps
         for lane, key, color in (("read", "read", "#4C78A8"), ("H2D", "h2d", "#F58518")):
             y = float(LANES.index(f"{kind} · {lane}"))
-            xs = _segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
+            xs = segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
             data.append(
                 {
                     "type": "scatter",
@@ -188,7 +188,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
             }
         )
     top = max(timeline["series"]["end"], timeline["overlapped"]["end"])
-    layout = _layout(
+    layout = base_layout(
         "Loading the weights: read and copy, in series and overlapped",
         legend_rows=1,
         height=330,
@@ -237,7 +237,7 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
             "name": "this scenario",
         }
     )
-    layout = _layout(
+    layout = base_layout(
         "Item 4 against read streams, per storage tier",
         legend_rows=3,
         height=460,
@@ -276,7 +276,7 @@ def wake_figure(figures: dict):
             "showlegend": False,
         }
     ]
-    layout = _layout(
+    layout = base_layout(
         "Time to serve again",
         legend_rows=0,
         height=300,
