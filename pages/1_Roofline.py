@@ -8,7 +8,7 @@ from model.evaluate import roofline_lens
 from ui import roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt
+from ui.layout import downloads, fit_warning, fmt, scenario_caption
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
@@ -22,10 +22,7 @@ fig, dec, mem, rf = (
 )
 
 st.title("Roofline of decode")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
-    f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
-)
+scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
 fit_warning(mem, s)
 
 c = st.columns(6)

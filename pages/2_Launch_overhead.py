@@ -9,7 +9,7 @@ from ui import launch_charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt, share
+from ui.layout import downloads, fit_warning, fmt, scenario_caption, share
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -19,10 +19,12 @@ fig = lens["figures"]
 lf, dec, mem = fig["launch"], fig["decode"], fig["memory"]
 
 st.title("Launch overhead and CUDA graphs")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
-    f"batch {s.batch} · τ = {s.launch_us:g} µs · graphs: {s.cuda_graphs} · "
-    f"{s.launch_model} launches"
+scenario_caption(
+    s,
+    f"batch {s.batch}",
+    f"τ = {s.launch_us:g} µs",
+    f"graphs: {s.cuda_graphs}",
+    f"{s.launch_model} launches",
 )
 fit_warning(mem, s)
 if s.cuda_graphs == "none":

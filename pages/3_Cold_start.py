@@ -11,7 +11,7 @@ from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning
+from ui.layout import downloads, fit_warning, md_escape, scenario_caption
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -23,10 +23,11 @@ presets = cold_start_presets()
 loader = presets.loaders[s.loader]
 
 st.title("Cold start: five line items")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {cs['weights_gb']:.1f} GB of weights · "
-    f"{s.gpus}× {s.hardware.name} · {loader.name} from {presets.storage[s.storage].name} · "
-    f"graphs: {s.cuda_graphs}"
+scenario_caption(
+    s,
+    f"{cs['weights_gb']:.1f} GB of weights",
+    f"{md_escape(loader.name)} from {md_escape(presets.storage[s.storage].name)}",
+    f"graphs: {s.cuda_graphs}",
 )
 cold_controls(s)
 if not lens["memory"]["weights_fit"]:

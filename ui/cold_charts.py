@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ui.chart_common import base_layout, segments
+from ui.text import plotly_text
 
 ITEMS = [
     ("process_init_s", "1 process init", "#9D755D"),
@@ -80,16 +81,17 @@ def waterfall_figure(current: dict, optimised: dict):
 def columns_figure(columns: dict[str, dict]):
     """The seed's columns as stacked horizontal bars: this scenario, only weights optimised,
     only item 5 optimised, everything optimised; the floor (items 1–3) marked."""
-    names = list(columns)[::-1]
+    keys = list(columns)[::-1]
+    names = [plotly_text(k) for k in keys]  # the category labels Plotly draws
     data = [
         {
             "type": "bar",
             "orientation": "h",
             "y": names,
-            "x": [columns[n][key] for n in names],
+            "x": [columns[k][key] for k in keys],
             "name": label,
             "marker": {"color": color},
-            "text": [f"{columns[n][key]:.1f}" if columns[n][key] >= 2 else "" for n in names],
+            "text": [f"{columns[k][key]:.1f}" if columns[k][key] >= 2 else "" for k in keys],
             "textposition": "inside",
             "hovertemplate": "%{y}<br>" + label + ": %{x:.2f} s<extra></extra>",
         }
@@ -97,14 +99,14 @@ def columns_figure(columns: dict[str, dict]):
     ]
     notes = [
         {
-            "x": columns[n]["total_s"],
+            "x": columns[k]["total_s"],
             "y": n,
-            "text": f" {columns[n]['total_s']:.1f} s",
+            "text": f" {columns[k]['total_s']:.1f} s",
             "showarrow": False,
             "xanchor": "left",
             "font": {"size": 12},
         }
-        for n in names
+        for k, n in zip(keys, names, strict=True)
     ]
     floor = max(c["floor_s"] for c in columns.values())
     top = max(c["total_s"] for c in columns.values())
@@ -222,9 +224,11 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
                 "x": x,
                 "y": tier["weights_s"],
                 "mode": "lines",
-                "name": tier["name"],
+                "name": plotly_text(tier["name"]),
                 "line": {"color": color, "width": 3.5 if mine else 1.5},
-                "hovertemplate": "%{x:.0f} streams<br>%{y:.2f} s<extra>" + tier_id + "</extra>",
+                "hovertemplate": "%{x:.0f} streams<br>%{y:.2f} s<extra>"
+                + plotly_text(tier_id)
+                + "</extra>",
             }
         )
     data.append(

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from model.units import MS
 from ui.chart_common import COLORS, base_layout, log_vline, segments
-from ui.text import duration
+from ui.text import duration, plotly_text
 
 LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
 LANE_Y = {name: float(i) for i, name in enumerate(LANES)}
@@ -139,7 +139,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
         )
     eager = timeline["eager"]
     if zoom is None:
-        title = f"One decode step, eager against graph ({launch_model} launches)"
+        title = f"One decode step, eager against graph ({plotly_text(launch_model)} launches)"
         top = max(eager["end"], timeline["graph"]["end"]) / MS
         xrange = [0, top * 1.55]
     else:
@@ -181,6 +181,7 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
     b = np.asarray(grid, dtype=float)
     data = []
     for mode, sw in modes.items():
+        label = plotly_text(mode)
         data.append(
             {
                 "type": "scatter",
@@ -188,10 +189,12 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
                 "y": sw["t_step_s"] / sw["batch"] / MS * 1e3,
                 "customdata": np.stack([sw["padded_batch"], sw["launches"]], axis=1),
                 "mode": "lines",
-                "name": mode + (" (eager)" if mode == "none" else ""),
+                "name": label + (" (eager)" if mode == "none" else ""),
                 "line": {"color": MODE_COLORS[mode], "width": 2},
                 "hovertemplate": "batch %{x:.0f} → padded %{customdata[0]:.0f}<br>"
-                "%{y:.4g} µs per token<br>%{customdata[1]:.0f} launches<extra>" + mode + "</extra>",
+                "%{y:.4g} µs per token<br>%{customdata[1]:.0f} launches<extra>"
+                + label
+                + "</extra>",
             }
         )
     data.append(

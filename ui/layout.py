@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import io
-import re
 
 import pandas as pd
 import streamlit as st
 
 from model import codecs
 from model.scenario import Scenario
-from ui.text import duration, share  # noqa: F401 - re-exported for the pages
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+from ui.text import duration, md_escape, share  # noqa: F401 - re-exported for the pages
 
 
-def md_escape(text: str) -> str:
-    """Escape user-supplied text for Streamlit markdown (no links, no HTML, no formatting)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def scenario_caption(s: Scenario, *details: str) -> None:
+    """The line under a page's title: the model, the dtype, GPUs × hardware, then the page's
+    ``details``. The names are user text (a link or a YAML file sets them) and are escaped
+    here; ``details`` must be the page's own text, never user text."""
+    st.caption(
+        " · ".join(
+            [
+                md_escape(s.model.name),
+                s.weights_dtype.upper(),
+                f"{s.gpus}× {md_escape(s.hardware.name)}",
+                *details,
+            ]
+        )
+    )
 
 
 def fmt(value: float, digits: int = 3) -> str:

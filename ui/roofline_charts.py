@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from model.scenario import Scenario
 from model.units import MS, TERA
 from ui.chart_common import COLORS, as_list, base_layout, log_vline
+from ui.text import plotly_text
 
 
 def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_dtype: str):
@@ -28,6 +29,7 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
 
     for dtype, tflops in sorted(hw.peak_tflops.items(), key=lambda kv: kv[1]):
         mine = dtype == compute_dtype
+        label = plotly_text(dtype)
         xs, ys = roof(tflops, bw)
         data.append(
             {
@@ -35,10 +37,10 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
                 "x": xs,
                 "y": ys,
                 "mode": "lines",
-                "name": f"{dtype.upper()} roof ({tflops:g} TFLOPS)",
+                "name": f"{label.upper()} roof ({tflops:g} TFLOPS)",
                 "line": {"width": 3 if mine else 1.2, "dash": "solid" if mine else "dot"},
                 "hovertemplate": "AI %{x:.3g} FLOP/B<br>%{y:.4g} TFLOPS<extra>"
-                + dtype
+                + label
                 + "</extra>",
             }
         )
@@ -95,7 +97,7 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
     )
     shape, note = log_vline(
         ridge,
-        f"ridge {ridge:.0f} FLOP/B ({compute_dtype})",
+        f"ridge {ridge:.0f} FLOP/B ({plotly_text(compute_dtype)})",
         {"color": "black", "dash": "dash", "width": 1},
         yanchor="bottom",
     )
