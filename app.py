@@ -70,8 +70,10 @@ c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")
 c[2].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
-    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, H2D "
-    f"{cs['weights_h2d_s']:.2f} s",
+    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, "
+    + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
+    + f"H2D {cs['weights_h2d_s']:.2f} s, "
+    + ("overlapped" if cs["overlap"] else "in series"),
 )
 c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s")
 c[4].metric(

@@ -9,7 +9,14 @@ from ui import launch_charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt, scenario_caption, share
+from ui.layout import (
+    downloads,
+    fit_warning,
+    fmt,
+    scenario_caption,
+    share,
+    weights_size_notice,
+)
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -158,6 +165,13 @@ right.markdown(
     f"at batch {s.batch}. In Amdahl's terms graphs remove the share f = (N − n)·τ / T_eager of "
     "the step outright, so S = 1 / (1 − f), and f grows as T_gpu shrinks."
 )
+with right:
+    weights_size_notice(
+        mem,
+        s,
+        'the chart\'s "this model" mark and the row of this scenario use it; the rows in other '
+        "dtypes are params × bytes",
+    )
 right.dataframe(
     pd.DataFrame(lens["dtypes"])
     .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)

@@ -133,20 +133,30 @@ def columns_figure(columns: dict[str, dict]):
     return go.Figure({"data": data, "layout": layout})
 
 
-LANES = ["overlapped · H2D", "overlapped · read", "series · H2D", "series · read"]
+#: the lanes of the weights timeline, bottom to top, and what each draws
+LANE_KINDS = (
+    ("read", "read", "storage read", "#4C78A8"),
+    ("host", "host pass", "host-memory pass", "#9D755D"),
+    ("h2d", "H2D", "host → device copy", "#F58518"),
+)
 
 
 def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
-    """Item 4 chunk by chunk: the read lane and the host→device lane, in series (read then
-    copy) and overlapped (copy while reading the next chunk). The scenario's loader's pair of
-    lanes is drawn solid, the other faint."""
+    """Item 4 chunk by chunk: the read lane, the host-memory pass lane (only for a loader that
+    makes one: pickle) and the host→device lane, in series (read, pass, then copy) and
+    overlapped (the copy streams beside the reading side). The scenario's loader's lanes are
+    drawn solid, the others faint; each kind's lanes end where its formula does, so the solid
+    ones end at item 4."""
+    passes = bool(np.any(timeline["series"]["host_end"] > timeline["series"]["host_start"]))
+    kinds = [k for k in LANE_KINDS if passes or k[0] != "host"]
+    lanes = [f"{kind} · {k[1]}" for kind in ("overlapped", "series") for k in kinds[::-1]]
     data = []
     notes = []
     for kind in ("series", "overlapped"):
         tl = timeline[kind]
         mine = (kind == "overlapped") == loader_overlaps
-        for lane, key, color in (("read", "read", "#4C78A8"), ("H2D", "h2d", "#F58518")):
-            y = float(LANES.index(f"{kind} · {lane}"))
+        for key, name, label, color in kinds:
+            y = float(lanes.index(f"{kind} · {name}"))
             xs = segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
             data.append(
                 {
@@ -156,8 +166,8 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
                     "mode": "lines",
                     "line": {"width": 20, "color": color},
                     "opacity": 1.0 if mine else 0.35,
-                    "name": "storage read" if lane == "read" else "host → device copy",
-                    "legendgroup": lane,
+                    "name": label,
+                    "legendgroup": key,
                     "showlegend": kind == "series",
                     "hoverinfo": "skip",
                 }
@@ -176,14 +186,14 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
                     },
                     "opacity": 1.0 if mine else 0.35,
                     "showlegend": False,
-                    "hovertemplate": "%{x:.3f} s<extra>" + lane + " chunk</extra>",
+                    "hovertemplate": "%{x:.3f} s<extra>" + name + " chunk</extra>",
                 }
             )
         notes.append(
             {
                 "x": tl["end"],
-                "y": float(LANES.index(f"{kind} · H2D")),
-                "text": f" {tl['end']:.2f} s" + (" ← this loader" if mine else ""),
+                "y": float(lanes.index(f"{kind} · H2D")),
+                "text": f" {tl['end']:.2f} s" + (" = item 4" if mine else ""),
                 "showarrow": False,
                 "xanchor": "left",
                 "font": {"size": 11},
@@ -193,13 +203,13 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
     layout = base_layout(
         "Loading the weights: read and copy, in series and overlapped",
         legend_rows=1,
-        height=330,
-        xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.3]},
+        height=250 + 20 * len(lanes),
+        xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.4]},
         yaxis={
             "tickmode": "array",
-            "tickvals": list(range(len(LANES))),
-            "ticktext": LANES,
-            "range": [-0.6, len(LANES) - 0.4],
+            "tickvals": list(range(len(lanes))),
+            "ticktext": lanes,
+            "range": [-0.6, len(lanes) - 0.4],
             "showgrid": False,
             "zeroline": False,
         },
