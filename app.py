@@ -3,7 +3,7 @@
 import streamlit as st
 
 from model.evaluate import summary
-from ui.layout import fmt
+from ui.layout import fmt, scenario_caption
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
@@ -23,10 +23,7 @@ st.markdown(
     "Pick a scenario in the sidebar, change anything, and share the link: it reopens exactly "
     "this view. Each lens is a page in the sidebar."
 )
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
-    f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
-)
+scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
 
 st.subheader("Roofline and decode")
 if not mem["weights_fit"]:
@@ -73,8 +70,10 @@ c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")
 c[2].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
-    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, H2D "
-    f"{cs['weights_h2d_s']:.2f} s",
+    help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, "
+    + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
+    + f"H2D {cs['weights_h2d_s']:.2f} s, "
+    + ("overlapped" if cs["overlap"] else "in series"),
 )
 c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s")
 c[4].metric(

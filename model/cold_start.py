@@ -16,7 +16,7 @@ from model import launch
 from model.cold_start_presets import cold_start_presets
 from model.memory import memory_figures
 from model.scenario import Scenario
-from model.units import GB
+from model.units import BYTES_PER_PARAM, GB
 
 
 def read_bandwidth(aggregate, per_stream, concurrency):
@@ -53,8 +53,9 @@ def transfer_time(nbytes, bandwidth):
 
 
 def load_time(t_read, t_h2d, overlap, t_host=0.0):
-    """Item 4 [s]: read and host→device copy in series (sum) or overlapped (max), plus any
-    extra passes through host memory (pickle's intermediate buffer) in series.
+    """Item 4 [s]: read and host→device copy in series (sum) or overlapped (max). Extra passes
+    through host memory (pickle's intermediate buffer) sit on the reading side, between the
+    read and the copy: in series they add; overlapped, the copy runs beside read + passes.
 
     Parameters
     ----------
@@ -65,17 +66,16 @@ def load_time(t_read, t_h2d, overlap, t_host=0.0):
     overlap : bool
         True for loaders that copy while reading (Run:ai streamer, Tensorizer).
     t_host : numeric
-        Extra host-memory passes (pickle). [s]
+        Extra host-memory passes (pickle; the presets' overlapping loaders make none). [s]
 
     References
     ----------
     .. [1] Seed: t_series = t_read + t_H2D; t_overlapped ≈ max(t_read, t_H2D). 70 GB from
        NVMe at 14 GB/s and PCIe at 50 GB/s: 6.4 s in series, 5.0 s overlapped.
     """
-    t_read = np.asarray(t_read, float)
+    reading = np.asarray(t_read, float) + np.asarray(t_host, float)
     t_h2d = np.asarray(t_h2d, float)
-    core = np.maximum(t_read, t_h2d) if overlap else t_read + t_h2d
-    return core + t_host
+    return np.maximum(reading, t_h2d) if overlap else reading + t_h2d
 
 
 def wake_time(level, t_h2d, weights_s):
@@ -155,7 +155,7 @@ def cold_start(s: Scenario) -> dict:
     bw = float(read_bandwidth(e["aggregate"], e["per_stream"], e["concurrency"]))
     t_read = float(transfer_time(weights, bw))
     t_h2d, t_host = _copy_times(s, loader)
-    series = t_read + t_h2d + t_host
+    series = float(load_time(t_read, t_h2d, False, t_host))
     weights_s = float(load_time(t_read, t_h2d, loader.overlap, t_host))
     graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)  # 0 when eager
     capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
@@ -182,7 +182,7 @@ def cold_start(s: Scenario) -> dict:
         "weights_h2d_s": t_h2d,
         "weights_host_s": t_host,
         "weights_series_s": series,
-        "weights_overlapped_s": float(max(t_read, t_h2d) + t_host),
+        "weights_overlapped_s": float(load_time(t_read, t_h2d, True, t_host)),
         "weights_gb": weights / GB,
         "weights_per_gpu_gb": per_gpu / GB,
         "read_gb_s": bw / GB,
@@ -244,30 +244,38 @@ def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool 
     return s.model_copy(update=update)
 
 
-def weights_timeline(t_read, t_h2d, overlap, chunks=12):
-    """Read and H2D lanes of item 4, chunk by chunk [s]: in series each chunk is read then
-    copied; overlapped, chunk i is copied while chunk i + 1 is read (the streamer's pipeline).
-    The chunked pipeline ends ``min(t_read, t_h2d) / chunks`` after the formula's max.
+def weights_timeline(t_read, t_h2d, overlap, chunks=12, t_host=0.0):
+    """The lanes of item 4, chunk by chunk [s]: the storage read, the loader's extra passes
+    through host memory (pickle's; zero-length when there are none) and the host→device copy.
+
+    In series each chunk is read, passed through host memory, then copied. Overlapped, the
+    copy streams beside the reading side (read + passes): each drawn chunk stands for many
+    small ones, so its copy runs while it is read and ends with it (or, when the copy is the
+    slower side, the copies run back to back). Both end exactly where :func:`load_time` does:
+    ``t_read + t_host + t_h2d`` in series, ``max(t_read + t_host, t_h2d)`` overlapped.
 
     References
     ----------
     .. [1] Seed: "while one thread copies a chunk to VRAM, another is already reading the next
        one from disk … the total time tends towards the maximum of the two".
     """
-    r, h = t_read / chunks, t_h2d / chunks
+    r, p, h = t_read / chunks, t_host / chunks, t_h2d / chunks
+    q = r + p  # the reading side of one chunk
     i = np.arange(chunks, dtype=float)
     if overlap:
-        read_start = i * r
-        h2d_start = r + i * max(r, h)
+        read_start = i * q
+        h2d_start = np.maximum((i + 1) * q - h, i * h)
     else:
-        read_start = i * (r + h)
-        h2d_start = read_start + r
+        read_start = i * (q + h)
+        h2d_start = read_start + q
     return {
         "read_start": read_start,
         "read_end": read_start + r,
+        "host_start": read_start + r,
+        "host_end": read_start + q,
         "h2d_start": h2d_start,
         "h2d_end": h2d_start + h,
-        "end": float(h2d_start[-1] + h),
+        "end": float(load_time(t_read, t_h2d, overlap, t_host)),
     }
 
 
@@ -317,8 +325,12 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
 def cold_start_lens(s: Scenario) -> dict:
     """Everything the Cold start page shows, from one call: the figures, the seed's four
     columns (this scenario, only weights optimised, only item 5 optimised, optimised), the
-    weights timeline in series and overlapped, item 4 across tiers × concurrency, and the
-    FP8-vs-BF16 trap (item 4 halves, item 5 does not)."""
+    weights timeline in series and overlapped (its lanes end at the formula's figures, so the
+    loader's own pair ends at item 4), item 4 across tiers × concurrency, and the FP8 trap
+    (item 4 halves, item 5 does not): ``dtypes`` holds this scenario's figures as shown and
+    its variant in the other dtype of the BF16/FP8 pair (a 2-byte or wider scenario against
+    FP8, a 1-byte or narrower one against BF16), with ``wide``, ``narrow`` and ``this``
+    naming them."""
     figures = cold_start(s)
     variants = {
         "this scenario": s,
@@ -341,10 +353,21 @@ def cold_start_lens(s: Scenario) -> dict:
         )
     # streams 1–64, and the scenario's own count when it is beyond that
     grid = np.unique(np.concatenate([CONCURRENCY_GRID, [float(figures["concurrency"])]]))
-    # the FP8 trap: BF16 against FP8 from params × bytes (a weights_gb override belongs to
-    # the scenario's own checkpoint, so both sides drop it)
-    derived = s.model_copy(update={"weights_gb": None})
-    dtypes = {dtype: cold_start(derived.with_dtype(dtype)) for dtype in ("bf16", "fp8")}
+    # the FP8 trap: this scenario as shown against its variant in the other dtype of the pair
+    # (the variant drops a weights_gb override, which belongs to this scenario's checkpoint)
+    wide = BYTES_PER_PARAM[s.weights_dtype] > BYTES_PER_PARAM["fp8"]
+    other = "fp8" if wide else "bf16"
+    dtypes = {
+        "this": s.weights_dtype,
+        "wide": s.weights_dtype if wide else other,
+        "narrow": other if wide else s.weights_dtype,
+        "figures": {s.weights_dtype: figures, other: cold_start(s.with_dtype(other))},
+    }
+    t_read, t_h2d, t_host = (
+        figures["weights_read_s"],
+        figures["weights_h2d_s"],
+        figures["weights_host_s"],
+    )
     return {
         "figures": figures,
         "memory": memory_figures(s),
@@ -352,12 +375,8 @@ def cold_start_lens(s: Scenario) -> dict:
         "columns": columns,
         "savings": savings,
         "timeline": {
-            "series": weights_timeline(
-                figures["weights_read_s"], figures["weights_h2d_s"], overlap=False
-            ),
-            "overlapped": weights_timeline(
-                figures["weights_read_s"], figures["weights_h2d_s"], overlap=True
-            ),
+            "series": weights_timeline(t_read, t_h2d, overlap=False, t_host=t_host),
+            "overlapped": weights_timeline(t_read, t_h2d, overlap=True, t_host=t_host),
         },
         "tiers": tier_sweep(s, grid),
         "concurrency": grid,

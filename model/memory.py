@@ -72,6 +72,9 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     weights_per_gpu = weights / s.gpus
     return {
         "weights_gb": weights / GB,
+        # weights_gb, when set, fixes the size whatever the dtype: say so beside the figures
+        "weights_gb_set": s.weights_gb is not None,
+        "weights_dtype_gb": m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype] / GB,
         "weights_per_gpu_gb": weights_per_gpu / GB,
         "kv_bytes_per_token": float(kv_tok),
         "kv_gb": batch * s.context_tokens * kv_tok / GB,

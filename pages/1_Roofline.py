@@ -5,10 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import roofline_lens
-from ui import charts
+from ui import roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt
+from ui.layout import downloads, fit_warning, fmt, scenario_caption, weights_size_notice
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
@@ -22,10 +22,7 @@ fig, dec, mem, rf = (
 )
 
 st.title("Roofline of decode")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
-    f"batch {s.batch} · context {s.context_tokens:,} · graphs: {s.cuda_graphs}"
-)
+scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
 fit_warning(mem, s)
 
 c = st.columns(6)
@@ -58,15 +55,22 @@ st.caption(
 
 left, right = st.columns(2)
 left.plotly_chart(
-    charts.roofline_figure(
+    roofline_charts.roofline_figure(
         s, lens["sweep"], lens["current_index"], rf["ridge_flop_per_byte"], rf["compute_dtype"]
     ),
     width="stretch",
 )
 right.plotly_chart(
-    charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]), width="stretch"
+    roofline_charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]),
+    width="stretch",
 )
-st.plotly_chart(charts.memory_figure(mem), width="stretch")
+st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")
+weights_size_notice(
+    mem,
+    s,
+    "the weights in this HBM bar, the memory time of the step and the max batch use it; the "
+    "seed's table below sizes its rows in another dtype from params × bytes",
+)
 
 st.subheader("The seed's table for this scenario")
 table = pd.DataFrame(lens["seed_table"])
@@ -94,7 +98,8 @@ am = lens["amdahl"]
 b.markdown(
     f"**Amdahl's estimate for INT4.** Reading the weights is f = {am['fraction']:.0%} of the "
     "BF16 eager "
-    f"step; speeding them up {am['weights_speedup']:.0f}× gives 1 / ((1 − f) + f/4) = "
+    f"step; INT4 speeds them up {am['weights_speedup']:.3g}× (the table's weights), so "
+    f"1 / ((1 − f) + f/{am['weights_speedup']:.3g}) = "
     f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
 )
 

@@ -5,11 +5,18 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import launch_lens
-from ui import charts
+from ui import launch_charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt, share
+from ui.layout import (
+    downloads,
+    fit_warning,
+    fmt,
+    scenario_caption,
+    share,
+    weights_size_notice,
+)
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -19,10 +26,12 @@ fig = lens["figures"]
 lf, dec, mem = fig["launch"], fig["decode"], fig["memory"]
 
 st.title("Launch overhead and CUDA graphs")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {s.gpus}× {s.hardware.name} · "
-    f"batch {s.batch} · τ = {s.launch_us:g} µs · graphs: {s.cuda_graphs} · "
-    f"{s.launch_model} launches"
+scenario_caption(
+    s,
+    f"batch {s.batch}",
+    f"τ = {s.launch_us:g} µs",
+    f"graphs: {s.cuda_graphs}",
+    f"{s.launch_model} launches",
 )
 fit_warning(mem, s)
 if s.cuda_graphs == "none":
@@ -89,10 +98,11 @@ st.caption(
 
 left, right = st.columns([3, 2])
 left.plotly_chart(
-    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model), width="stretch"
+    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model),
+    width="stretch",
 )
 right.plotly_chart(
-    charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
+    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
     width="stretch",
 )
 st.caption(
@@ -103,7 +113,7 @@ st.caption(
 )
 
 st.plotly_chart(
-    charts.mode_sweep_figure(
+    launch_charts.mode_sweep_figure(
         lens["grid"],
         lens["modes"],
         s.batch,
@@ -141,7 +151,7 @@ st.dataframe(
 
 left, right = st.columns(2)
 left.plotly_chart(
-    charts.launch_share_figure(
+    launch_charts.launch_share_figure(
         lens["share"],
         lf["kernels"],
         s.launch_us,
@@ -155,6 +165,13 @@ right.markdown(
     f"at batch {s.batch}. In Amdahl's terms graphs remove the share f = (N − n)·τ / T_eager of "
     "the step outright, so S = 1 / (1 − f), and f grows as T_gpu shrinks."
 )
+with right:
+    weights_size_notice(
+        mem,
+        s,
+        'the chart\'s "this model" mark and the row of this scenario use it; the rows in other '
+        "dtypes are params × bytes",
+    )
 right.dataframe(
     pd.DataFrame(lens["dtypes"])
     .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)
@@ -199,7 +216,7 @@ with left:
         help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
         "per GPU",
     )
-right.plotly_chart(charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
+right.plotly_chart(launch_charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
 
 st.subheader("The seed's ten knobs, for this scenario")
 mark = {True: ":green[**applies**]", False: ":gray[not here]", None: ":orange[not modelled]"}

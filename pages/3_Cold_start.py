@@ -11,7 +11,7 @@ from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning
+from ui.layout import downloads, fit_warning, md_escape, scenario_caption, weights_size_notice
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -23,10 +23,11 @@ presets = cold_start_presets()
 loader = presets.loaders[s.loader]
 
 st.title("Cold start: five line items")
-st.caption(
-    f"{s.model.name} · {s.weights_dtype.upper()} · {cs['weights_gb']:.1f} GB of weights · "
-    f"{s.gpus}× {s.hardware.name} · {loader.name} from {presets.storage[s.storage].name} · "
-    f"graphs: {s.cuda_graphs}"
+scenario_caption(
+    s,
+    f"{cs['weights_gb']:.1f} GB of weights",
+    f"{md_escape(loader.name)} from {md_escape(presets.storage[s.storage].name)}",
+    f"graphs: {s.cuda_graphs}",
 )
 cold_controls(s)
 if not lens["memory"]["weights_fit"]:
@@ -68,14 +69,19 @@ c[3].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
     help=f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
-    f"({cs['concurrency']} streams), H2D {cs['weights_h2d_s']:.2f} s per GPU at "
-    f"{cs['h2d_gb_s']:g} GB/s, " + ("overlapped" if cs["overlap"] else "in series"),
+    f"({cs['concurrency']} streams), "
+    + (f"host pass {cs['weights_host_s']:.2f} s, " if cs["weights_host_s"] else "")
+    + f"H2D {cs['weights_h2d_s']:.2f} s per GPU at {cs['h2d_gb_s']:g} GB/s, "
+    + ("overlapped" if cs["overlap"] else "in series"),
 )
 c[4].metric(
     "5 Graphs + JIT",
     f"{cs['graphs_jit_s']:,.1f} s",
     help=f"torch.compile {cs['compile_s']:,.1f} s ({'cached' if s.compile_cache else 'cold'}) "
     f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs)",
+)
+weights_size_notice(
+    lens["memory"], s, "item 4, its read and copy times and the loading timeline use it"
 )
 
 # the seed's traps, where they apply
@@ -101,13 +107,28 @@ if s.cuda_graphs == "none":
         "Eager (enforce-eager): no torch.compile and no capture, so item 5 is zero, and every "
         "decode step pays the launch tax (see the Launch overhead lens)."
     )
-bf, f8 = lens["dtypes"]["bf16"], lens["dtypes"]["fp8"]
+# the FP8 trap, with this scenario's own figures on one side
+dt = lens["dtypes"]
+wide, narrow = dt["figures"][dt["wide"]], dt["figures"][dt["narrow"]]
+other = dt["wide"] if dt["this"] == dt["narrow"] else dt["narrow"]
+cut = narrow["weights_s"] / wide["weights_s"]
+halves = abs(cut - 0.5) < 0.005
+pair = " → ".join(
+    d.upper() + (" (this scenario)" if d == dt["this"] else "") for d in (dt["wide"], dt["narrow"])
+)
 st.info(
-    f"FP8 halves item 4 but not item 5 (this model from params × bytes, "
-    f"{bf['weights_gb']:,.0f} → {f8['weights_gb']:,.0f} GB): item 4 goes "
-    f"{bf['weights_s']:,.1f} → {f8['weights_s']:,.1f} s, item 5 stays "
-    f"{f8['graphs_jit_s']:,.1f} s, so the start-up goes {bf['total_s']:,.1f} → "
-    f"{f8['total_s']:,.1f} s, not half."
+    f"**{dt['narrow'].upper()} {'halves item 4' if halves else f'cuts item 4 to {cut:.0%}'} "
+    f"but not item 5.** {pair}: weights {wide['weights_gb']:,.1f} GB → "
+    f"{narrow['weights_gb']:,.1f} GB, item 4 {wide['weights_s']:,.1f} s → "
+    f"{narrow['weights_s']:,.1f} s, item 5 stays {narrow['graphs_jit_s']:,.1f} s, so the "
+    f"time to ready goes {wide['total_s']:,.1f} s → {narrow['total_s']:,.1f} s, "
+    f"{1 - narrow['total_s'] / wide['total_s']:.0%} less{', not half' if halves else ''}."
+    + (
+        f" This scenario's size is fixed by `weights_gb`; the {other.upper()} side is params × "
+        "bytes."
+        if lens["memory"]["weights_gb_set"]
+        else ""
+    )
 )
 
 left, right = st.columns(2)
@@ -171,10 +192,16 @@ left.plotly_chart(
 )
 left.caption(
     f"Read {cs['weights_gb']:.1f} GB once for all GPUs at {cs['read_gb_s']:.3g} GB/s = "
-    f"{cs['weights_read_s']:.2f} s; each GPU copies its {cs['weights_per_gpu_gb']:.1f} GB at "
-    f"{cs['h2d_gb_s']:g} GB/s = {cs['weights_h2d_s']:.2f} s, in parallel. In series "
-    f"{cs['weights_series_s']:.2f} s, overlapped {cs['weights_overlapped_s']:.2f} s (the "
-    "chunked drawing ends one chunk later than the formula's max)."
+    f"{cs['weights_read_s']:.2f} s; "
+    + (
+        f"{s.loader} then makes an extra pass through host memory: {cs['weights_host_s']:.2f} s; "
+        if cs["weights_host_s"]
+        else ""
+    )
+    + f"each GPU copies its {cs['weights_per_gpu_gb']:.1f} GB at {cs['h2d_gb_s']:g} GB/s = "
+    f"{cs['weights_h2d_s']:.2f} s, in parallel. In series {cs['weights_series_s']:.2f} s, "
+    f"overlapped {cs['weights_overlapped_s']:.2f} s; item 4 is the "
+    f"{'overlapped' if cs['overlap'] else 'series'} one, {cs['weights_s']:.2f} s."
 )
 right.plotly_chart(
     cold_charts.tier_figure(

@@ -357,3 +357,55 @@ def test_a_reconnect_changes_nothing_else():
         ROOFLINE, lambda at: at.selectbox(key="w_scenario").set_value("llama-8b-1xh100"), **query
     )
     assert {k: _param(at, k) for k in at.query_params} == {"scenario": "llama-8b-1xh100"}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"scenario": "seed-70b-fp8-cold-start"},
+        {"scenario": "seed-70b-fp8-cold-start", "weights_dtype": "bf16"},
+        {"scenario": "seed-70b-fp8-cold-start", "weights_dtype": "int4", "loader": "pickle"},
+        {"scenario": "seed-qa-awq-5.5gib"},
+        {},
+    ],
+)
+def test_the_fp8_note_quotes_the_pages_own_figures(query):
+    at = open_page(COLD, **query)
+    shown = metrics(at)
+    note = next(i.value for i in at.info if "but not item 5" in i.value)
+    assert "(this scenario)" in note
+    for label in ("Time to ready", "4 Weights → HBM", "5 Graphs + JIT"):
+        assert shown[label] in note, (label, shown[label], note)
+
+
+def test_bf16_doubles_the_seeds_item_4_on_the_page():
+    fp8 = metrics(open_page(COLD, scenario="seed-70b-fp8-cold-start"))
+    at = open_page(COLD, scenario="seed-70b-fp8-cold-start", weights_dtype="bf16")
+    bf16 = metrics(at)
+    assert (fp8["4 Weights → HBM"], bf16["4 Weights → HBM"]) == ("23.7 s", "47.4 s")
+    assert bf16["5 Graphs + JIT"] == fp8["5 Graphs + JIT"]
+    assert any("140.0 GB of weights" in c.value for c in at.caption)
+    assert not [c.value for c in at.caption if "`weights_gb`" in c.value]
+    # the share link carries only the dtype: the seed's 70 B parameters are the base's
+    assert at.sidebar.code[0].value.endswith(
+        "/Cold_start?scenario=seed-70b-fp8-cold-start&weights_dtype=bf16"
+    )
+    # the caption says the model is not the preset's 70.55 B
+    assert any("params\\_b 70\\, the preset\\'s 70\\.55" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    ("page", "near"),
+    [
+        (COLD, "item 4"),
+        ("pages/1_Roofline.py", "HBM bar"),
+        (LAUNCH, "this model"),
+    ],
+)
+def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
+    at = open_page(page, scenario="seed-qa-awq-5.5gib")
+    notes = [c.value for c in at.main.caption if "`weights_gb`" in c.value]
+    assert len(notes) == 1 and near in notes[0] and "5.906 GB" in notes[0], notes
+    assert "INT4 (3.81 GB)" in notes[0]
+    at = open_page(page, scenario="seed-qa-awq-5.5gib", weights_gb="auto")
+    assert not [c.value for c in at.main.caption if "`weights_gb`" in c.value]

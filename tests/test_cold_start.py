@@ -12,6 +12,7 @@ from model.evaluate import evaluate
 from model.presets import cold_start_presets
 from model.scenario import Scenario
 from tests.test_codecs import scenarios
+from ui import cold_charts
 
 
 def test_70gb_from_nvme_series_and_overlapped(scenario):
@@ -147,12 +148,52 @@ def test_tier_sweep_is_one_call_per_tier(scenario):
     assert_allclose(nvme[0], 70 / 3) and assert_allclose(nvme[-1], 70 / 14)
 
 
-def test_weights_timeline_ends_near_the_formula():
-    series = cs.weights_timeline(5.0, 1.4, overlap=False)
-    assert_allclose(series["end"], 6.4)
-    over = cs.weights_timeline(5.0, 1.4, overlap=True, chunks=12)
-    assert_allclose(over["end"], 5.0 + 1.4 / 12)
-    assert np.all(over["h2d_start"] >= over["read_end"] - 1e-12)
+@pytest.mark.parametrize(
+    ("t_read", "t_h2d", "t_host"),
+    [(5.0, 1.4, 0.0), (1.0, 1.4, 0.0), (23.3, 0.35, 7.0), (0.2, 1.4, 0.5)],
+)
+def test_weights_timeline_ends_at_the_formula(t_read, t_h2d, t_host):
+    # seed: 6.4 s in series, 5.0 s overlapped; the drawing ends where the formula does
+    for overlap in (False, True):
+        tl = cs.weights_timeline(t_read, t_h2d, overlap=overlap, t_host=t_host)
+        assert_allclose(tl["end"], cs.load_time(t_read, t_h2d, overlap, t_host), rtol=1e-12)
+        assert_allclose(max(tl["h2d_end"][-1], tl["host_end"][-1]), tl["end"], rtol=1e-12)
+        assert_allclose(np.sum(tl["read_end"] - tl["read_start"]), t_read, rtol=1e-12)
+        assert_allclose(np.sum(tl["host_end"] - tl["host_start"]), t_host, rtol=1e-12)
+        assert_allclose(np.sum(tl["h2d_end"] - tl["h2d_start"]), t_h2d, rtol=1e-12)
+        eps = 1e-9
+        # one copy at a time; a chunk is copied neither before its read starts nor (overlapped,
+        # streaming) finished before its reading side is
+        assert np.all(tl["h2d_start"][1:] >= tl["h2d_end"][:-1] - eps)
+        assert np.all(tl["h2d_start"] >= tl["read_start"] - eps)
+        assert np.all(tl["h2d_end"] >= tl["host_end"] - eps)
+        if not overlap:
+            assert np.all(tl["h2d_start"] >= tl["host_end"] - eps)
+            assert np.all(tl["host_start"] >= tl["read_end"] - eps)
+    assert_allclose(cs.weights_timeline(5.0, 1.4, overlap=False)["end"], 6.4)
+    assert_allclose(cs.weights_timeline(5.0, 1.4, overlap=True)["end"], 5.0)
+
+
+@pytest.mark.parametrize("loader", ["safetensors", "runai_streamer", "tensorizer", "pickle"])
+@pytest.mark.parametrize("storage", ["nvme", "nvme_raid0", "object_store", "nfs", "page_cache"])
+def test_the_loading_timeline_ends_at_item_4(scenario, loader, storage):
+    # the loader's own lanes end at item 4 (pickle's host pass included); the other pair at
+    # the figure the caption quotes for it
+    for base in ("seed-70b-fp8-cold-start", "seed-70gb-nvme-1xh100"):
+        lens = cs.cold_start_lens(scenario(scenario=base, loader=loader, storage=storage))
+        c = lens["figures"]
+        mine = "overlapped" if c["overlap"] else "series"
+        assert_allclose(lens["timeline"][mine]["end"], c["weights_s"], rtol=1e-12)
+        assert_allclose(lens["timeline"]["series"]["end"], c["weights_series_s"], rtol=1e-12)
+        assert_allclose(
+            lens["timeline"]["overlapped"]["end"], c["weights_overlapped_s"], rtol=1e-12
+        )
+        fig = cold_charts.weights_timeline_figure(lens["timeline"], c["overlap"])
+        # the lanes drawn end there too (series, the longer pair, ends the chart)
+        drawn = max(np.nanmax(np.asarray(d.x, dtype=float)) for d in fig.data)
+        assert_allclose(drawn, c["weights_series_s"], rtol=1e-12)
+        lanes = list(fig.layout.yaxis.ticktext)
+        assert ("series · host pass" in lanes) == (loader == "pickle")
 
 
 # --- properties -----------------------------------------------------------------------------
@@ -197,3 +238,48 @@ def test_the_tier_sweep_passes_through_the_scenario(scenario):
         c = lens["figures"]
         i = int(np.searchsorted(lens["concurrency"], c["concurrency"]))
         assert_allclose(lens["tiers"][s.storage]["weights_s"][i], c["weights_s"])
+
+
+def test_a_dtype_what_if_scales_the_seeds_70gb(scenario):
+    # the seed's 70 GB is 70 B params × 1 byte (FP8): in BF16 it is 140 GB and item 4 doubles,
+    # while item 5 stays; the named scenarios size the weights from params × bytes
+    for name in (
+        "seed-70b-fp8-cold-start",
+        "seed-70b-fp8-cold-start-optimised",
+        "seed-70gb-nvme-1xh100",
+        "seed-70gb-network-5gbs",
+    ):
+        fp8 = scenario(scenario=name)
+        assert fp8.weights_gb is None and fp8.model.params_b == 70
+        a = evaluate(fp8)["cold_start"]
+        b = evaluate(scenario(scenario=name, weights_dtype="bf16"))["cold_start"]
+        assert_allclose((a["weights_gb"], b["weights_gb"]), (70, 140))
+        for key in ("weights_read_s", "weights_h2d_s", "weights_series_s"):
+            assert_allclose(b[key], 2 * a[key], err_msg=key)
+        assert b["graphs_jit_s"] == a["graphs_jit_s"]
+    a = evaluate(scenario(scenario="seed-70b-fp8-cold-start"))["cold_start"]
+    b = evaluate(scenario(scenario="seed-70b-fp8-cold-start", weights_dtype="bf16"))
+    assert_allclose(b["cold_start"]["weights_s"], 2 * a["weights_s"])
+    assert_allclose(b["memory"]["weights_gb"], 140)
+
+
+@pytest.mark.parametrize(
+    ("name", "dtype", "wide", "narrow"),
+    [
+        ("seed-70b-fp8-cold-start", None, "bf16", "fp8"),
+        ("seed-70b-fp8-cold-start", "bf16", "bf16", "fp8"),
+        ("seed-70b-fp8-cold-start", "fp32", "fp32", "fp8"),
+        ("seed-qa-awq-5.5gib", None, "bf16", "int4"),
+        ("seed-qa-bf16-14.2gib", None, "bf16", "fp8"),
+    ],
+)
+def test_the_fp8_trap_compares_this_scenario_with_its_other_dtype(
+    scenario, name, dtype, wide, narrow
+):
+    s = scenario(scenario=name, **({"weights_dtype": dtype} if dtype else {}))
+    lens = cs.cold_start_lens(s)
+    d = lens["dtypes"]
+    assert (d["wide"], d["narrow"], d["this"]) == (wide, narrow, s.weights_dtype)
+    assert lens["dtypes"]["figures"][s.weights_dtype] == lens["figures"]  # the page's own
+    other = narrow if s.weights_dtype == wide else wide
+    assert lens["dtypes"]["figures"][other] == cs.cold_start(s.with_dtype(other))

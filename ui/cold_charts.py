@@ -1,13 +1,14 @@
 """Chart builders of the Cold start page: plain functions from core results to figures.
 
-Built as one dict per figure with numpy arrays (see :mod:`ui.charts` for why)."""
+Built as one dict per figure with numpy arrays (see :mod:`ui.chart_common` for why)."""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 
-from ui.charts import _layout, _segments
+from ui.chart_common import base_layout, segments
+from ui.text import plotly_text
 
 ITEMS = [
     ("process_init_s", "1 process init", "#9D755D"),
@@ -42,7 +43,7 @@ def waterfall_figure(current: dict, optimised: dict):
             }
         )
     floor = current["floor_s"]
-    layout = _layout(
+    layout = base_layout(
         "Cold start, item by item (waterfall)",
         legend_rows=1,
         waterfallmode="group",
@@ -80,16 +81,17 @@ def waterfall_figure(current: dict, optimised: dict):
 def columns_figure(columns: dict[str, dict]):
     """The seed's columns as stacked horizontal bars: this scenario, only weights optimised,
     only item 5 optimised, everything optimised; the floor (items 1–3) marked."""
-    names = list(columns)[::-1]
+    keys = list(columns)[::-1]
+    names = [plotly_text(k) for k in keys]  # the category labels Plotly draws
     data = [
         {
             "type": "bar",
             "orientation": "h",
             "y": names,
-            "x": [columns[n][key] for n in names],
+            "x": [columns[k][key] for k in keys],
             "name": label,
             "marker": {"color": color},
-            "text": [f"{columns[n][key]:.1f}" if columns[n][key] >= 2 else "" for n in names],
+            "text": [f"{columns[k][key]:.1f}" if columns[k][key] >= 2 else "" for k in keys],
             "textposition": "inside",
             "hovertemplate": "%{y}<br>" + label + ": %{x:.2f} s<extra></extra>",
         }
@@ -97,18 +99,18 @@ def columns_figure(columns: dict[str, dict]):
     ]
     notes = [
         {
-            "x": columns[n]["total_s"],
+            "x": columns[k]["total_s"],
             "y": n,
-            "text": f" {columns[n]['total_s']:.1f} s",
+            "text": f" {columns[k]['total_s']:.1f} s",
             "showarrow": False,
             "xanchor": "left",
             "font": {"size": 12},
         }
-        for n in names
+        for k, n in zip(keys, names, strict=True)
     ]
     floor = max(c["floor_s"] for c in columns.values())
     top = max(c["total_s"] for c in columns.values())
-    layout = _layout(
+    layout = base_layout(
         "Which items to attack: the seed's columns for this scenario",
         legend_rows=2,
         barmode="stack",
@@ -131,21 +133,31 @@ def columns_figure(columns: dict[str, dict]):
     return go.Figure({"data": data, "layout": layout})
 
 
-LANES = ["overlapped · H2D", "overlapped · read", "series · H2D", "series · read"]
+#: the lanes of the weights timeline, bottom to top, and what each draws
+LANE_KINDS = (
+    ("read", "read", "storage read", "#4C78A8"),
+    ("host", "host pass", "host-memory pass", "#9D755D"),
+    ("h2d", "H2D", "host → device copy", "#F58518"),
+)
 
 
 def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
-    """Item 4 chunk by chunk: the read lane and the host→device lane, in series (read then
-    copy) and overlapped (copy while reading the next chunk). The scenario's loader's pair of
-    lanes is drawn solid, the other faint."""
+    """Item 4 chunk by chunk: the read lane, the host-memory pass lane (only for a loader that
+    makes one: pickle) and the host→device lane, in series (read, pass, then copy) and
+    overlapped (the copy streams beside the reading side). The scenario's loader's lanes are
+    drawn solid, the others faint; each kind's lanes end where its formula does, so the solid
+    ones end at item 4."""
+    passes = bool(np.any(timeline["series"]["host_end"] > timeline["series"]["host_start"]))
+    kinds = [k for k in LANE_KINDS if passes or k[0] != "host"]
+    lanes = [f"{kind} · {k[1]}" for kind in ("overlapped", "series") for k in kinds[::-1]]
     data = []
     notes = []
     for kind in ("series", "overlapped"):
         tl = timeline[kind]
         mine = (kind == "overlapped") == loader_overlaps
-        for lane, key, color in (("read", "read", "#4C78A8"), ("H2D", "h2d", "#F58518")):
-            y = float(LANES.index(f"{kind} · {lane}"))
-            xs = _segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
+        for key, name, label, color in kinds:
+            y = float(lanes.index(f"{kind} · {name}"))
+            xs = segments(tl[f"{key}_start"], tl[f"{key}_end"], unit=1.0)
             data.append(
                 {
                     "type": "scatter",
@@ -154,8 +166,8 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
                     "mode": "lines",
                     "line": {"width": 20, "color": color},
                     "opacity": 1.0 if mine else 0.35,
-                    "name": "storage read" if lane == "read" else "host → device copy",
-                    "legendgroup": lane,
+                    "name": label,
+                    "legendgroup": key,
                     "showlegend": kind == "series",
                     "hoverinfo": "skip",
                 }
@@ -174,30 +186,30 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
                     },
                     "opacity": 1.0 if mine else 0.35,
                     "showlegend": False,
-                    "hovertemplate": "%{x:.3f} s<extra>" + lane + " chunk</extra>",
+                    "hovertemplate": "%{x:.3f} s<extra>" + name + " chunk</extra>",
                 }
             )
         notes.append(
             {
                 "x": tl["end"],
-                "y": float(LANES.index(f"{kind} · H2D")),
-                "text": f" {tl['end']:.2f} s" + (" ← this loader" if mine else ""),
+                "y": float(lanes.index(f"{kind} · H2D")),
+                "text": f" {tl['end']:.2f} s" + (" = item 4" if mine else ""),
                 "showarrow": False,
                 "xanchor": "left",
                 "font": {"size": 11},
             }
         )
     top = max(timeline["series"]["end"], timeline["overlapped"]["end"])
-    layout = _layout(
+    layout = base_layout(
         "Loading the weights: read and copy, in series and overlapped",
         legend_rows=1,
-        height=330,
-        xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.3]},
+        height=250 + 20 * len(lanes),
+        xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.4]},
         yaxis={
             "tickmode": "array",
-            "tickvals": list(range(len(LANES))),
-            "ticktext": LANES,
-            "range": [-0.6, len(LANES) - 0.4],
+            "tickvals": list(range(len(lanes))),
+            "ticktext": lanes,
+            "range": [-0.6, len(lanes) - 0.4],
             "showgrid": False,
             "zeroline": False,
         },
@@ -222,9 +234,11 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
                 "x": x,
                 "y": tier["weights_s"],
                 "mode": "lines",
-                "name": tier["name"],
+                "name": plotly_text(tier["name"]),
                 "line": {"color": color, "width": 3.5 if mine else 1.5},
-                "hovertemplate": "%{x:.0f} streams<br>%{y:.2f} s<extra>" + tier_id + "</extra>",
+                "hovertemplate": "%{x:.0f} streams<br>%{y:.2f} s<extra>"
+                + plotly_text(tier_id)
+                + "</extra>",
             }
         )
     data.append(
@@ -237,7 +251,7 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
             "name": "this scenario",
         }
     )
-    layout = _layout(
+    layout = base_layout(
         "Item 4 against read streams, per storage tier",
         legend_rows=3,
         height=460,
@@ -276,7 +290,7 @@ def wake_figure(figures: dict):
             "showlegend": False,
         }
     ]
-    layout = _layout(
+    layout = base_layout(
         "Time to serve again",
         legend_rows=0,
         height=300,

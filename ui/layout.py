@@ -3,21 +3,79 @@
 from __future__ import annotations
 
 import io
-import re
 
 import pandas as pd
 import streamlit as st
 
 from model import codecs
+from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
-from ui.text import duration, share  # noqa: F401 - re-exported for the pages
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+from ui.text import duration, md_escape, share  # noqa: F401 - re-exported for the pages
 
 
-def md_escape(text: str) -> str:
-    """Escape user-supplied text for Streamlit markdown (no links, no HTML, no formatting)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
+def _flat(prefix: str, value) -> dict:
+    if isinstance(value, dict):
+        return {
+            k: v for key, sub in value.items() for k, v in _flat(f"{prefix}.{key}", sub).items()
+        }
+    return {prefix: value}
+
+
+def spec_name(spec, presets: dict) -> str:
+    """A hardware or model name for a caption, escaped, saying where the spec differs from
+    the preset whose id it carries (a link's ``model.params_b=70`` keeps the preset's id and
+    name): "Llama 3.1 70B (params_b 70, the preset's 70.55)"."""
+    name = md_escape(spec.name)
+    preset = presets.get(spec.id)
+    if preset is None:
+        return name  # an inline spec: its name is all there is
+    skip = {"id", "name", "sources"}
+    mine = _flat("", spec.model_dump(exclude=skip))
+    theirs = _flat("", preset.model_dump(exclude=skip))
+    changed = [k for k in sorted(mine.keys() | theirs.keys()) if mine.get(k) != theirs.get(k)]
+    if not changed:
+        return name
+    if len(changed) == 1:
+        key = changed[0]
+        what = f"{key[1:]} {_value(mine.get(key))}, the preset's {_value(theirs.get(key))}"
+    else:
+        what = "changed from the preset: " + ", ".join(k[1:] for k in changed[:4])
+        what += ", …" if len(changed) > 4 else ""
+    return f"{name} ({md_escape(what)})"
+
+
+def _value(v) -> str:
+    return "none" if v is None else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def scenario_caption(s: Scenario, *details: str) -> None:
+    """The line under a page's title: the model, the dtype, GPUs × hardware, then the page's
+    ``details``. The names are user text (a link or a YAML file sets them) and are escaped
+    here, with what differs from their presets; ``details`` must be the page's own text,
+    never user text."""
+    st.caption(
+        " · ".join(
+            [
+                spec_name(s.model, model_presets()),
+                s.weights_dtype.upper(),
+                f"{s.gpus}× {spec_name(s.hardware, hardware_presets())}",
+                *details,
+            ]
+        )
+    )
+
+
+def weights_size_notice(mem: dict, s: Scenario, figures: str) -> None:
+    """Beside the figures a pinned weights size affects: ``weights_gb`` fixes the size, so a
+    dtype what-if does not change it (``figures`` says which ones use it)."""
+    if not mem["weights_gb_set"]:
+        return
+    st.caption(
+        f":material/push_pin: Weights fixed at {fmt(mem['weights_gb'], 4)} GB by `weights_gb`, "
+        f"not params × bytes of {s.weights_dtype.upper()} ({fmt(mem['weights_dtype_gb'], 4)} "
+        f"GB): {figures}. A change of dtype keeps it; clear it (sidebar, Overheads and "
+        "efficiencies) to size the weights from the dtype."
+    )
 
 
 def fmt(value: float, digits: int = 3) -> str:

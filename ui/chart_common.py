@@ -1,0 +1,89 @@
+"""What the chart builders of every lens share: the colours, the common layout, log-axis
+vertical lines and array conversion.
+
+Chart builders are plain functions from core results to ``plotly.graph_objects.Figure``, one
+module per lens (:mod:`ui.roofline_charts`, :mod:`ui.launch_charts`, :mod:`ui.cold_charts`).
+No streamlit here, so every chart can be built and checked in a plain test. Figures are built
+as one dict and validated once (``go.Figure(dict)``): trace-by-trace ``add_*`` calls cost
+tens of milliseconds per chart, which a page that reacts to every widget cannot afford. No
+template is set: Streamlit's theme styles the charts, and a named Plotly template alone costs
+~9 ms of validation per figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model.units import MS
+
+COLORS = {
+    "memory": "#4C78A8",
+    "compute": "#F58518",
+    "comm": "#B279A2",
+    "launch": "#E45756",
+    "host": "#9D755D",
+    "tps": "#54A24B",
+}
+
+
+def base_layout(title: str, legend_rows: int = 2, **extra) -> dict:
+    """The common layout: title, and a horizontal legend at the very bottom of the figure
+    (in the container's coordinates) with room kept under the x-axis title, so the two never
+    overlap; ``legend_rows`` is how many legend lines to make room for."""
+    return {
+        "title": {"text": title},
+        "margin": {"l": 60, "r": 30, "t": 50, "b": 58 + 22 * legend_rows},
+        "legend": {
+            "orientation": "h",
+            "yref": "container",
+            "yanchor": "bottom",
+            "y": 0.01,
+            "xanchor": "left",
+            "x": 0,
+        },
+        "height": 520,
+        **extra,
+    }
+
+
+def log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[dict, dict]:
+    """A vertical line and its label on a log x axis. Plotly places shapes at the data value
+    and annotations at its log10 (checked in Chromium)."""
+    lx = float(np.log10(x))
+    shape = {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": line,
+    }
+    note = {
+        "x": lx,
+        "y": 0.02 if yanchor == "bottom" else 0.98,
+        "xref": "x",
+        "yref": "paper",
+        "text": text,
+        "showarrow": False,
+        "xanchor": "left",
+        "yanchor": yanchor,
+        "font": {"size": 11},
+        "bgcolor": "rgba(255,255,255,0.7)",
+    }
+    return shape, note
+
+
+def as_list(a) -> list:
+    return np.asarray(a, dtype=float).round(9).tolist()
+
+
+def segments(starts, ends, unit: float = MS) -> np.ndarray:
+    """x values of one line trace drawing [start, end] segments (in ``unit``, default ms), NaN
+    between them (a float array with NaN gaps validates and serialises far faster than a list
+    with None)."""
+    out = np.full(3 * len(starts), np.nan)
+    out[0::3] = np.asarray(starts) / unit
+    out[1::3] = np.asarray(ends) / unit
+    return out
