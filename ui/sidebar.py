@@ -48,6 +48,19 @@ def _on_yaml_upload() -> None:
         st.session_state["_whatif_widget_errors"] = [str(e) for e in errors]
 
 
+def _option(preset_id: str, spec, presets: dict) -> str:
+    """A Hardware/Model option's text (plain text: select boxes render no markdown). The
+    scenario's own option says when its spec is inline or differs from the preset it names."""
+    if preset_id != spec.id:
+        return presets[preset_id].name
+    if preset_id not in presets:
+        return f"{spec.name} (inline)"
+    same = spec.model_dump(exclude={"sources"}) == presets[preset_id].model_dump(
+        exclude={"sources"}
+    )
+    return spec.name if same else f"{spec.name} (modified: see the page caption)"
+
+
 def floor(widget_min: float, value: float | None) -> float:
     """A widget's lower bound that never sits above the scenario's value: the scenario accepts
     any positive number (a link may carry 0.004 µs), and a widget whose minimum exceeds its
@@ -81,7 +94,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         "Hardware",
         hw_ids,
         key=_sync("w_hardware", s.hardware.id),
-        format_func=lambda i: hw[i].name if i in hw else f"{s.hardware.name} (inline)",
+        format_func=lambda i: _option(i, s.hardware, hw),
         on_change=_on_preset,
         args=("hardware",),
     )
@@ -91,7 +104,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         "Model",
         model_ids,
         key=_sync("w_model", s.model.id),
-        format_func=lambda i: models[i].name if i in models else f"{s.model.name} (inline)",
+        format_func=lambda i: _option(i, s.model, models),
         on_change=_on_preset,
         args=("model",),
     )
