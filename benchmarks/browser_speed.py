@@ -61,6 +61,8 @@ class Case:
     metric: str  # the metric label whose text must change
     metric_ms: list[float] = field(default_factory=list)
     settle_ms: list[float] = field(default_factory=list)
+    server_ms: list[float] = field(default_factory=list)  # script runs of the change (wall)
+    gc_ms: list[float] = field(default_factory=list)  # their post-run gc.collect(2) (wall)
     counts: dict = field(default_factory=dict)
 
 
@@ -107,10 +109,25 @@ class Server:
         self.base = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"{name or Path(script).stem}.log"
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        cmd = [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(self.port),
+        # serve_timed.py is `python -m streamlit run` plus one log line per script run
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "serve_timed.py"), "run", script,
+               "--server.port", str(self.port),
                "--server.headless", "true", "--server.address", "127.0.0.1",
                "--browser.gatherUsageStats", "false"]  # fmt: skip
         self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=self._log, stderr=subprocess.STDOUT)
+
+    def runs(self) -> list[tuple[float, float, float, float]]:
+        """The script runs logged since the last call: (run wall, run CPU, GC wall, GC CPU) s."""
+        self._log.flush()
+        with open(self.log_path, "rb") as f:
+            f.seek(getattr(self, "_read", 0))
+            text = f.read()
+            self._read = f.tell()
+        out = []
+        for line in text.decode(errors="replace").splitlines():
+            if line.startswith("WHATIF_RUN "):
+                out.append(tuple(float(x) for x in line.split()[1:5]))
+        return out
 
     def wait(self) -> None:
         deadline = time.monotonic() + SERVER_START_S
@@ -304,11 +321,16 @@ def run(rounds: int = 8, quiet_ms: int = 300, warmup: int = 2, cases: list[Case]
                 for step in range(warmup):
                     once(pg, case, step)
                 case.counts = pg.evaluate("() => window.__bench.counts()")
+            for srv in servers.values():
+                srv.runs()  # forget the page loads and warm-up changes
             for r in range(rounds):
                 for pg, case in zip(pages, cases, strict=True):
                     res = once(pg, case, warmup + r)
                     case.metric_ms.append(res["metric"])
                     case.settle_ms.append(res["settle"])
+                    runs = servers[case.server].runs()
+                    case.server_ms.append(sum(x[0] for x in runs) * 1e3)
+                    case.gc_ms.append(sum(x[2] for x in runs) * 1e3)
             browser.close()
     finally:
         for srv in servers.values():
@@ -321,22 +343,28 @@ def print_table(cases: list[Case], rounds: int, quiet_ms: int, out=sys.stdout) -
     base = next(c for c in cases if c.server == "minimal")
     bm, _ = _summary(base.metric_ms)
     bs, _ = _summary(base.settle_ms)
+    bsrv, _ = _summary([a + b for a, b in zip(base.server_ms, base.gc_ms, strict=True)])
     print(
         f"Chromium: widget change → headline metric text changed (metric) and → page quiet for "
-        f"{quiet_ms} ms (settle); {rounds} changes per page, round-robin",
+        f"{quiet_ms} ms (settle); {rounds} changes per page, round-robin. server: the live "
+        "server's script run for the change + its post-run gc.collect(2) (wall, median)",
         file=out,
     )
     print(
         f"{'page · scenario':48} {'metric ms':>9} {'p90':>6} {'× min':>6} "
-        f"{'settle ms':>9} {'p90':>6} {'× min':>6}  charts tables metrics",
+        f"{'settle ms':>9} {'p90':>6} {'× min':>6} {'server ms':>9} {'(gc)':>5} {'× min':>6}"
+        "  charts tables metrics",
         file=out,
     )
     for c in cases:
         m, m90 = _summary(c.metric_ms)
         s, s90 = _summary(c.settle_ms)
+        srv, _ = _summary([a + b for a, b in zip(c.server_ms, c.gc_ms, strict=True)])
+        g, _ = _summary(c.gc_ms)
         k = c.counts
         print(
-            f"{c.name:48} {m:9.0f} {m90:6.0f} {m / bm:6.2f} {s:9.0f} {s90:6.0f} {s / bs:6.2f}  "
+            f"{c.name:48} {m:9.0f} {m90:6.0f} {m / bm:6.2f} {s:9.0f} {s90:6.0f} {s / bs:6.2f} "
+            f"{srv:9.1f} {g:5.0f} {srv / bsrv:6.2f}  "
             f"{k.get('charts', 0):6} {k.get('tables', 0):6} {k.get('metrics', 0):7}",
             file=out,
         )
