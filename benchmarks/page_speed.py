@@ -5,7 +5,8 @@
 A run is what the server does after a widget change: with ``--mode change`` (the default) the
 sidebar's "Batch" number input gets a new value before every run (1 + run number above the
 scenario's batch, so no two runs see the same scenario and no cache is hit twice); its callback
-and the whole script run. ``--mode rerun`` re-executes the script with nothing changed (what
+and the whole script run. ``--mode alternate`` flips it between two values, as the browser
+benchmark does (a cache keyed on the scenario hits after the first two). ``--mode rerun`` re-executes the script with nothing changed (what
 an ``st.rerun`` or a second look costs). The minimal page (``benchmarks/minimal_page.py``:
 one widget, one metric, one chart) gets the same change.
 
@@ -115,6 +116,8 @@ def _run_once(case: Case, mode: str, step: int) -> None:
     at = case.at
     if mode == "change":
         at.sidebar.number_input(key="w_batch").set_value(case.batch + 1 + step)
+    elif mode == "alternate":
+        at.sidebar.number_input(key="w_batch").set_value(case.batch + (step + 1) % 2)
     _timings.clear()
     start = time.perf_counter()
     at.run()
@@ -145,7 +148,7 @@ def run(runs: int = 20, mode: str = "change", core: bool = True, cases=None, out
     for case in cases:
         _start(case)
     for case in cases:  # one unmeasured change each: the first change's callback path
-        _run_once(case, mode, -1 if mode == "change" else 0)
+        _run_once(case, mode, -1)
         case.script.clear(), case.cpu.clear(), case.apptest.clear()
     for step in range(runs):
         for case in cases:
@@ -188,7 +191,7 @@ def run(runs: int = 20, mode: str = "change", core: bool = True, cases=None, out
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--mode", choices=("change", "rerun"), default="change")
+    parser.add_argument("--mode", choices=("change", "alternate", "rerun"), default="change")
     parser.add_argument("--no-core", action="store_true", help="skip the core-call timings")
     parser.add_argument("--only", help="comma-separated substrings of page paths (plus minimal)")
     parser.add_argument(

@@ -5,7 +5,10 @@ and Chromium (``browser_speed``), each against the minimal page.
 
 About two to three minutes on two cores. The requirement these check: every page's server run
 ≤ 1.5× the minimal page's, and in Chromium the headline metric updates within 2× the minimal
-page's time; the verdict lines at the end say which cases miss.
+page's time; the verdict lines at the end say which cases miss. The server side is read two
+ways: the script run alone (AppTest, ``page_speed``) and the live server's whole run for the
+change including the ``gc.collect(2)`` Streamlit does after every run (``browser_speed``'s
+server column), which is what the server is busy with and what the browser waits for.
 """
 
 from __future__ import annotations
@@ -33,6 +36,13 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10, help="browser changes per page")
     parser.add_argument("--quiet-ms", type=int, default=400)
     parser.add_argument("--json", help="also write the raw timings to this file")
+    parser.add_argument(
+        "--compare",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="browser side: also serve the app from DIR (another checkout) in the same rounds",
+    )
     args = parser.parse_args()
     started = time.monotonic()
 
@@ -40,7 +50,8 @@ def main() -> int:
     server = page_speed.run(args.runs, "change", core=False, out=server_out)
     server_s = time.monotonic() - started
     browser_out = io.StringIO()
-    browser = browser_speed.run(args.rounds, args.quiet_ms, out=browser_out)
+    compare = dict(item.split("=", 1) for item in args.compare)
+    browser = browser_speed.run(args.rounds, args.quiet_ms, out=browser_out, compare=compare)
     total_s = time.monotonic() - started
 
     print(server_out.getvalue())
@@ -50,16 +61,27 @@ def main() -> int:
     for c in server[1:]:
         ratio = page_speed.summary(c.script)[0] / base
         if ratio > SERVER_LIMIT:
-            misses.append(f"server  {c.page} · {c.scenario}: {ratio:.2f}× > {SERVER_LIMIT}×")
+            misses.append(f"server (AppTest script)  {c.page} · {c.scenario}: {ratio:.2f}×")
     bmin = next(c for c in browser if c.server == "minimal")
     bbase = browser_speed._summary(bmin.metric_ms)[0]
+    live = [a + b for a, b in zip(bmin.server_ms, bmin.gc_ms, strict=True)]
+    lbase = browser_speed._summary(live)[0]
     for c in browser:
+        if c is bmin or c.server != "app":
+            continue
+        ratio = (
+            browser_speed._summary([a + b for a, b in zip(c.server_ms, c.gc_ms, strict=True)])[0]
+            / lbase
+        )
+        if ratio > SERVER_LIMIT:
+            misses.append(f"server (live run + GC)   {c.name}: {ratio:.2f}×")
         ratio = browser_speed._summary(c.metric_ms)[0] / bbase
-        if c is not bmin and ratio > BROWSER_LIMIT:
-            misses.append(f"browser {c.name}: {ratio:.2f}× > {BROWSER_LIMIT}×")
+        if ratio > BROWSER_LIMIT:
+            misses.append(f"browser metric           {c.name}: {ratio:.2f}×")
     print(
-        f"Verdict (server ≤ {SERVER_LIMIT}× minimal, browser metric ≤ {BROWSER_LIMIT}× minimal): "
-        + ("all met" if not misses else f"{len(misses)} missed")
+        f"Verdict: server ≤ {SERVER_LIMIT}× minimal (two readings: the AppTest script run alone, "
+        f"and the live server's run plus its post-run gc.collect), browser metric ≤ "
+        f"{BROWSER_LIMIT}× minimal: " + ("all met" if not misses else f"{len(misses)} missed")
     )
     for line in misses:
         print("  " + line)
