@@ -13,6 +13,7 @@ from model.presets import cold_start_presets
 from model.scenario import Scenario
 from tests.test_codecs import scenarios
 from ui import cold_charts
+from ui.chart_common import validated
 
 
 def test_70gb_from_nvme_series_and_overlapped(scenario):
@@ -188,7 +189,7 @@ def test_the_loading_timeline_ends_at_item_4(scenario, loader, storage):
         assert_allclose(
             lens["timeline"]["overlapped"]["end"], c["weights_overlapped_s"], rtol=1e-12
         )
-        fig = cold_charts.weights_timeline_figure(lens["timeline"], c["overlap"])
+        fig = validated(cold_charts.weights_timeline_figure(lens["timeline"], c["overlap"]))
         # the lanes drawn end there too (series, the longer pair, ends the chart)
         drawn = max(np.nanmax(np.asarray(d.x, dtype=float)) for d in fig.data)
         assert_allclose(drawn, c["weights_series_s"], rtol=1e-12)

@@ -26,6 +26,7 @@ from model.cold_start import cold_start_lens
 from model.evaluate import launch_lens, roofline_lens
 from model.overrides import resolve
 from ui import cold_charts, launch_charts, roofline_charts
+from ui.chart_common import validated
 from ui.text import WORD_JOINER, md_escape, plotly_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,7 +104,7 @@ def figure_strings(fig) -> list[str]:
         elif isinstance(x, np.ndarray) and x.dtype.kind in "OUS":
             walk(x.tolist())
 
-    walk(fig.to_plotly_json())
+    walk(validated(fig).to_plotly_json())
     return out
 
 
@@ -164,12 +165,12 @@ def test_labels_from_data_are_escaped_in_the_figures():
         HARDWARE_NAME if tier_id == "nfs" else tier_id: {**tier, "name": MODEL_NAME}
         for tier_id, tier in lens["tiers"].items()
     }
-    fig = cold_charts.tier_figure(tiers, lens["concurrency"], "nvme", 1, 1.0)
+    fig = validated(cold_charts.tier_figure(tiers, lens["concurrency"], "nvme", 1, 1.0))
     assert_no_markup(fig)
     assert html.unescape(fig.data[0].name) == MODEL_NAME
     assert any("&lt;a href" in t.hovertemplate for t in fig.data if t.hovertemplate)
     columns = {HARDWARE_NAME: lens["columns"]["this scenario"], **lens["columns"]}
-    fig = cold_charts.columns_figure(columns)
+    fig = validated(cold_charts.columns_figure(columns))
     assert_no_markup(fig)
     assert html.unescape(fig.data[0].y[-1]) == HARDWARE_NAME
     assert fig.layout.annotations[-1].y == fig.data[0].y[-1]  # the total sits on its bar

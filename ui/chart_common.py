@@ -5,14 +5,18 @@ Chart builders are plain functions from core results to ``plotly.graph_objects.F
 module per lens (:mod:`ui.roofline_charts`, :mod:`ui.launch_charts`, :mod:`ui.cold_charts`).
 No streamlit here, so every chart can be built and checked in a plain test. Figures are built
 as one dict and validated once (``go.Figure(dict)``): trace-by-trace ``add_*`` calls cost
-tens of milliseconds per chart, which a page that reacts to every widget cannot afford. No
+tens of milliseconds per chart, which a page that reacts to every widget cannot afford. Builders
+return a :class:`SpecFigure`, which hands that dict to Streamlit without a second pass. No
 template is set: Streamlit's theme styles the charts, and a named Plotly template alone costs
 ~9 ms of validation per figure.
 """
 
 from __future__ import annotations
 
+import base64
+
 import numpy as np
+import plotly.graph_objects as go
 
 from model.units import MS
 
@@ -87,3 +91,62 @@ def segments(starts, ends, unit: float = MS) -> np.ndarray:
     out[0::3] = np.asarray(starts) / unit
     out[1::3] = np.asarray(ends) / unit
     return out
+
+
+_ARRAY_KEYS = {"x", "y", "z", "customdata"}
+
+
+def _typed(value):
+    """A numeric array as Plotly's typed array (``{"dtype": "f8", "bdata": base64}``, what
+    plotly.py itself sends); short or non-numeric values stay as they are."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "fiu" or arr.ndim != 1 or arr.size < 8:
+        return value.tolist() if isinstance(value, np.ndarray) else value
+    arr = np.ascontiguousarray(arr, dtype="<f8")
+    return {"dtype": "f8", "bdata": base64.b64encode(arr.tobytes()).decode("ascii")}
+
+
+def _pack(trace: dict) -> dict:
+    out = {}
+    for key, value in trace.items():
+        if isinstance(value, dict):
+            out[key] = _pack(value)
+        elif key in _ARRAY_KEYS and isinstance(value, (list, np.ndarray)):
+            out[key] = _typed(value)
+        elif isinstance(value, np.ndarray):
+            out[key] = value.tolist()
+        else:
+            out[key] = value
+    return out
+
+
+class SpecFigure(go.Figure):
+    """A figure handed to ``st.plotly_chart`` as its finished spec.
+
+    ``st.plotly_chart(fig)`` calls ``fig.to_dict()`` (a deep copy and a walk of every trace),
+    and ``go.Figure(spec)`` validates every property first: together 3–16 ms per chart, 121 ms
+    for the 13 charts of the three lenses (benchmarks/NOTES-speed.md). This figure skips both:
+    ``to_dict`` returns the spec with its numeric arrays packed as Plotly typed arrays. The
+    plain dict stays in ``spec``; :func:`validated` (used by the tests, which check every
+    builder's spec) turns it into an ordinary, validated ``go.Figure``.
+    """
+
+    def __init__(self, spec: dict):
+        super().__init__(_validate=False)
+        object.__setattr__(self, "spec", spec)
+
+    def to_dict(self) -> dict:
+        return {"data": [_pack(t) for t in self.spec["data"]], "layout": self.spec["layout"]}
+
+    def to_plotly_json(self) -> dict:
+        return self.to_dict()
+
+
+def figure(data: list, layout: dict) -> SpecFigure:
+    """Every chart builder's return: the traces and the layout as one spec."""
+    return SpecFigure({"data": data, "layout": layout})
+
+
+def validated(fig) -> go.Figure:
+    """An ordinary ``go.Figure`` of a builder's result, every property checked by Plotly."""
+    return go.Figure(fig.spec) if isinstance(fig, SpecFigure) else fig

@@ -5,9 +5,8 @@ Built as one dict per figure with numpy arrays (see :mod:`ui.chart_common` for w
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
-from ui.chart_common import base_layout, segments
+from ui.chart_common import base_layout, figure, segments
 from ui.text import plotly_text
 
 ITEMS = [
@@ -75,7 +74,7 @@ def waterfall_figure(current: dict, optimised: dict):
             }
         ],
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def columns_figure(columns: dict[str, dict]):
@@ -130,7 +129,7 @@ def columns_figure(columns: dict[str, dict]):
             }
         ],
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 #: the lanes of the weights timeline, bottom to top, and what each draws
@@ -215,7 +214,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
         },
         annotations=notes,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 TIER_COLORS = ["#4C78A8", "#54A24B", "#F58518", "#B279A2", "#BAB0AC"]
@@ -258,7 +257,7 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
         xaxis={"type": "log", "title": {"text": "concurrency (read streams)"}},
         yaxis={"type": "log", "title": {"text": "item 4: weights → HBM [s]"}},
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def wake_figure(figures: dict):
@@ -300,4 +299,4 @@ def wake_figure(figures: dict):
             "range": [-2, np.log10(max(total, 1.0)) + 0.8],
         },
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)

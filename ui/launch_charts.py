@@ -5,10 +5,9 @@ waste of the capture buckets (see :mod:`ui.chart_common` for how figures are bui
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from model.units import MS
-from ui.chart_common import COLORS, base_layout, log_vline, segments
+from ui.chart_common import COLORS, base_layout, figure, log_vline, segments
 from ui.text import duration, plotly_text
 
 LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
@@ -163,7 +162,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
         showlegend=zoom is None,
         legend_rows=1 if zoom is None else 0,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 MODE_COLORS = {
@@ -238,7 +237,7 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
         annotations=[note, note2],
         legend_rows=1,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_tb_s: float):
@@ -327,7 +326,7 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
         },
         annotations=notes,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
@@ -381,4 +380,4 @@ def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
         shapes=shapes,
         annotations=notes,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)

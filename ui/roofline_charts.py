@@ -4,11 +4,10 @@ sweep, and one GPU's HBM (see :mod:`ui.chart_common` for how figures are built).
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from model.scenario import Scenario
 from model.units import MS, TERA
-from ui.chart_common import COLORS, as_list, base_layout, log_vline
+from ui.chart_common import COLORS, as_list, base_layout, figure, log_vline
 from ui.text import plotly_text
 
 
@@ -109,7 +108,7 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
         shapes=[shape],
         annotations=[note],
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | None):
@@ -181,7 +180,7 @@ def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | N
         shapes=shapes,
         annotations=notes,
     )
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)
 
 
 def memory_figure(mem: dict):
@@ -240,4 +239,4 @@ def memory_figure(mem: dict):
             }
         ],
     }
-    return go.Figure({"data": data, "layout": layout})
+    return figure(data, layout)

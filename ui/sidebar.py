@@ -58,7 +58,8 @@ def _option(preset_id: str, spec, presets: dict) -> str:
     same = spec.model_dump(exclude={"sources"}) == presets[preset_id].model_dump(
         exclude={"sources"}
     )
-    return spec.name if same else f"{spec.name} (modified: see the page caption)"
+    name = presets[preset_id].name
+    return name if same else f"{name} (modified: see the page caption)"
 
 
 def floor(widget_min: float, value: float | None) -> float:
