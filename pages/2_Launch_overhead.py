@@ -13,6 +13,7 @@ from ui.layout import (
     downloads,
     fit_warning,
     fmt,
+    lazy_tabs,
     scenario_caption,
     share,
     weights_size_notice,
@@ -96,153 +97,179 @@ st.caption(
     f"{mem['max_batch']:,} with graphs, {lf['max_batch_without_graphs']:,} without"
 )
 
-left, right = st.columns([3, 2])
-left.plotly_chart(
-    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model),
-    width="stretch",
-)
-right.plotly_chart(
-    launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12),
-    width="stretch",
-)
-st.caption(
-    "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or one replay "
-    "(graph); the GPU's work is split evenly over the kernels. White gaps in a GPU lane are "
-    "the bubbles where the GPU waits for the CPU. The faint band spans a lane whose kernels are "
-    "too short to draw one by one; the right chart zooms on the first launches."
-)
-
-st.plotly_chart(
-    launch_charts.mode_sweep_figure(
-        lens["grid"],
-        lens["modes"],
-        s.batch,
-        s.capture_sizes,
-        lens["grid_waste"],
-    ),
-    width="stretch",
-)
 modes = pd.DataFrame(lens["mode_table"])
-st.dataframe(
-    modes.rename(
-        columns={
-            "mode": "graphs mode",
-            "launches": "launches",
-            "padded_batch": "padded batch",
-            "t_step_ms": "step [ms]",
-            "tokens_per_s": "tok/s",
-            "speedup_vs_eager": "vs eager",
-            "graphs_captured": "graphs",
-            "capture_s": "capture [s]",
-            "graph_memory_gb": "graph HBM [GB/GPU]",
-            "max_batch": "max batch",
-        }
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "step [ms]": st.column_config.NumberColumn(format="%.3f"),
-        "tok/s": st.column_config.NumberColumn(format="%.1f"),
-        "vs eager": st.column_config.NumberColumn(format="%.2f×"),
-        "capture [s]": st.column_config.NumberColumn(format="%.1f"),
-        "graph HBM [GB/GPU]": st.column_config.NumberColumn(format="%.3f"),
-    },
-)
-
-left, right = st.columns(2)
-left.plotly_chart(
-    launch_charts.launch_share_figure(
-        lens["share"],
-        lf["kernels"],
-        s.launch_us,
-        s.hardware.hbm_bandwidth_tb_s * s.bw_efficiency,
-    ),
-    width="stretch",
-)
-right.markdown(
-    "**Same launch tax, smaller compute.** N·τ does not depend on the weights, so shrinking "
-    "them (FP8, INT4) makes the tax a bigger share and graphs pay more: this model per dtype "
-    f"at batch {s.batch}. In Amdahl's terms graphs remove the share f = (N − n)·τ / T_eager of "
-    "the step outright, so S = 1 / (1 − f), and f grows as T_gpu shrinks."
-)
-with right:
-    weights_size_notice(
-        mem,
-        s,
-        'the chart\'s "this model" mark and the row of this scenario use it; the rows in other '
-        "dtypes are params × bytes",
-    )
-right.dataframe(
-    pd.DataFrame(lens["dtypes"])
-    .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)
-    .rename(
-        columns={
-            "weights_dtype": "weights",
-            "t_gpu_ms": "T_gpu [ms]",
-            "t_step_eager_ms": "eager [ms]",
-            "t_step_graph_ms": "graph [ms]",
-            "graph_speedup": "speed-up",
-            "launch_tax_of_gpu_time": "tax [%]",
-        }
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "T_gpu [ms]": st.column_config.NumberColumn(format="%.3f"),
-        "eager [ms]": st.column_config.NumberColumn(format="%.3f"),
-        "graph [ms]": st.column_config.NumberColumn(format="%.3f"),
-        "speed-up": st.column_config.NumberColumn(format="%.2f×"),
-        "tax [%]": st.column_config.NumberColumn(
-            format="%.1f", help="N·τ as a percentage of the GPU time"
-        ),
-    },
-)
-
-st.subheader("Capture buckets")
-bk = lens["buckets"]
-left, right = st.columns(2)
-with left:
-    bucket_editor(s)
-    m = st.columns(3)
-    m[0].metric(
-        "Mean padding",
-        f"{bk['mean_waste']:.1%}",
-        help=f"Over real batches 1–{max(s.capture_sizes)}, each equally likely.",
-    )
-    m[1].metric("Worst padding", f"{bk['worst_waste']:.0%}", help=f"at batch {bk['worst_batch']}")
-    m[2].metric(
-        "Capture cost",
-        f"{lf['capture_s']:.1f} s",
-        help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
-        "per GPU",
-    )
-right.plotly_chart(launch_charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch")
-
-st.subheader("The seed's ten knobs, for this scenario")
-mark = {True: ":green[**applies**]", False: ":gray[not here]", None: ":orange[not modelled]"}
-st.markdown(
-    "\n".join(
-        f"{k['number']}. **{k['knob']}** ({k['attacks']}; cost: {k['cost']}): "
-        f"{mark[k['applies']]}. {k['here']}"
-        for k in lens["knobs"]
-    )
-)
-
-breakdown = breakdown_table(fig, ("launch", "decode"))
-sweep = pd.concat(
+# Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
+# change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).
+tabs = lazy_tabs(
     [
-        pd.DataFrame(
-            {
-                "cuda_graphs": mode,
-                "batch": sw["batch"],
-                "padded_batch": sw["padded_batch"],
-                "launches": sw["launches"],
-                "t_step_ms": sw["t_step_s"] * 1e3,
-                "tokens_per_s": sw["tokens_per_s"],
-            }
-        )
-        for mode, sw in lens["modes"].items()
-    ]
+        "Step timeline and graphs modes",
+        "Quantised models gain more",
+        "Capture buckets",
+        "The ten knobs",
+        "Breakdown and downloads",
+    ],
+    key="t_launch",
 )
-downloads(s, {"Figures": breakdown, "Mode sweep": sweep, "Modes": modes}, "launch")
+if tabs[0].open:
+    with tabs[0]:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(
+            launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model),
+            width="stretch",
+        )
+        right.plotly_chart(
+            launch_charts.timeline_figure(
+                lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12
+            ),
+            width="stretch",
+        )
+        st.caption(
+            "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or one replay "
+            "(graph); the GPU's work is split evenly over the kernels. White gaps in a GPU lane are "
+            "the bubbles where the GPU waits for the CPU. The faint band spans a lane whose kernels are "
+            "too short to draw one by one; the right chart zooms on the first launches."
+        )
+
+        st.plotly_chart(
+            launch_charts.mode_sweep_figure(
+                lens["grid"],
+                lens["modes"],
+                s.batch,
+                s.capture_sizes,
+                lens["grid_waste"],
+            ),
+            width="stretch",
+        )
+        st.dataframe(
+            modes.rename(
+                columns={
+                    "mode": "graphs mode",
+                    "launches": "launches",
+                    "padded_batch": "padded batch",
+                    "t_step_ms": "step [ms]",
+                    "tokens_per_s": "tok/s",
+                    "speedup_vs_eager": "vs eager",
+                    "graphs_captured": "graphs",
+                    "capture_s": "capture [s]",
+                    "graph_memory_gb": "graph HBM [GB/GPU]",
+                    "max_batch": "max batch",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "step [ms]": st.column_config.NumberColumn(format="%.3f"),
+                "tok/s": st.column_config.NumberColumn(format="%.1f"),
+                "vs eager": st.column_config.NumberColumn(format="%.2f×"),
+                "capture [s]": st.column_config.NumberColumn(format="%.1f"),
+                "graph HBM [GB/GPU]": st.column_config.NumberColumn(format="%.3f"),
+            },
+        )
+if tabs[1].open:
+    with tabs[1]:
+        left, right = st.columns(2)
+        left.plotly_chart(
+            launch_charts.launch_share_figure(
+                lens["share"],
+                lf["kernels"],
+                s.launch_us,
+                s.hardware.hbm_bandwidth_tb_s * s.bw_efficiency,
+            ),
+            width="stretch",
+        )
+        right.markdown(
+            "**Same launch tax, smaller compute.** N·τ does not depend on the weights, so shrinking "
+            "them (FP8, INT4) makes the tax a bigger share and graphs pay more: this model per dtype "
+            f"at batch {s.batch}. In Amdahl's terms graphs remove the share f = (N − n)·τ / T_eager of "
+            "the step outright, so S = 1 / (1 − f), and f grows as T_gpu shrinks."
+        )
+        with right:
+            weights_size_notice(
+                mem,
+                s,
+                'the chart\'s "this model" mark and the row of this scenario use it; the rows in other '
+                "dtypes are params × bytes",
+            )
+        right.dataframe(
+            pd.DataFrame(lens["dtypes"])
+            .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)
+            .rename(
+                columns={
+                    "weights_dtype": "weights",
+                    "t_gpu_ms": "T_gpu [ms]",
+                    "t_step_eager_ms": "eager [ms]",
+                    "t_step_graph_ms": "graph [ms]",
+                    "graph_speedup": "speed-up",
+                    "launch_tax_of_gpu_time": "tax [%]",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "T_gpu [ms]": st.column_config.NumberColumn(format="%.3f"),
+                "eager [ms]": st.column_config.NumberColumn(format="%.3f"),
+                "graph [ms]": st.column_config.NumberColumn(format="%.3f"),
+                "speed-up": st.column_config.NumberColumn(format="%.2f×"),
+                "tax [%]": st.column_config.NumberColumn(
+                    format="%.1f", help="N·τ as a percentage of the GPU time"
+                ),
+            },
+        )
+if tabs[2].open:
+    with tabs[2]:
+        bk = lens["buckets"]
+        left, right = st.columns(2)
+        with left:
+            bucket_editor(s)
+            m = st.columns(3)
+            m[0].metric(
+                "Mean padding",
+                f"{bk['mean_waste']:.1%}",
+                help=f"Over real batches 1–{max(s.capture_sizes)}, each equally likely.",
+            )
+            m[1].metric(
+                "Worst padding", f"{bk['worst_waste']:.0%}", help=f"at batch {bk['worst_batch']}"
+            )
+            m[2].metric(
+                "Capture cost",
+                f"{lf['capture_s']:.1f} s",
+                help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
+                "per GPU",
+            )
+        right.plotly_chart(
+            launch_charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch"
+        )
+if tabs[3].open:
+    with tabs[3]:
+        mark = {
+            True: ":green[**applies**]",
+            False: ":gray[not here]",
+            None: ":orange[not modelled]",
+        }
+        st.markdown(
+            "\n".join(
+                f"{k['number']}. **{k['knob']}** ({k['attacks']}; cost: {k['cost']}): "
+                f"{mark[k['applies']]}. {k['here']}"
+                for k in lens["knobs"]
+            )
+        )
+if tabs[4].open:
+    with tabs[4]:
+        breakdown = breakdown_table(fig, ("launch", "decode"))
+        sweep = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "cuda_graphs": mode,
+                        "batch": sw["batch"],
+                        "padded_batch": sw["padded_batch"],
+                        "launches": sw["launches"],
+                        "t_step_ms": sw["t_step_s"] * 1e3,
+                        "tokens_per_s": sw["tokens_per_s"],
+                    }
+                )
+                for mode, sw in lens["modes"].items()
+            ]
+        )
+        downloads(s, {"Figures": breakdown, "Mode sweep": sweep, "Modes": modes}, "launch")
 launch_formulas()

@@ -18,10 +18,22 @@ HEADLINE = {
 }
 
 
-def open_page(page, **query):
+#: the tab of a lazy-tab page that shows a given part (only the open tab is built)
+TABS = {
+    "launch:share": ("t_launch", "Quantised models gain more"),
+    "launch:buckets": ("t_launch", "Capture buckets"),
+    "launch:knobs": ("t_launch", "The ten knobs"),
+    "launch:downloads": ("t_launch", "Breakdown and downloads"),
+}
+
+
+def open_page(page, tab: str | None = None, **query):
     at = AppTest.from_file(str(ROOT / page), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
+    if tab:
+        key, label = TABS[tab]
+        at.session_state[key] = label
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -183,7 +195,7 @@ def test_launch_page_padding_and_eager_fallback():
 
 
 def test_bucket_editor_applies_good_sizes_and_names_bad_ones():
-    at = open_page(LAUNCH, batch="33")
+    at = open_page(LAUNCH, "launch:buckets", batch="33")
     at.text_area(key="w_capture_sizes").set_value("1, 2, 4, 8, 16, 32, 64").run()
     assert not at.exception
     assert at.query_params["capture_sizes"] in ("1,2,4,8,16,32,64", ["1,2,4,8,16,32,64"])
@@ -198,7 +210,7 @@ def test_bucket_editor_applies_good_sizes_and_names_bad_ones():
 
 
 def test_bucket_preset_button():
-    at = open_page(LAUNCH)
+    at = open_page(LAUNCH, "launch:buckets")
     at.button[[b.label for b in at.button].index("seed's bounded 8")].click().run()
     assert at.query_params["capture_sizes"] in ("1,2,4,8,16,24,32,64", ["1,2,4,8,16,24,32,64"])
     assert metrics(at)["Graphs captured"] == "16"
@@ -278,7 +290,7 @@ def test_weights_that_do_not_fit_are_named_on_every_page(page):
 ROOFLINE = "pages/1_Roofline.py"
 
 
-def after_reconnect(page, change, **query):
+def after_reconnect(page, change, tab=None, **query):
     """What a server restart under an open page does: the browser, which showed ``page`` for
     ``query``, reconnects to a new, empty session, and its first interaction arrives there with
     the values of all its widgets, ``change`` (a function of the old AppTest) among them.
@@ -286,12 +298,14 @@ def after_reconnect(page, change, **query):
     AppTest has no public way to send widget values into a session's first run, hence
     ``_run`` and ``_tree``.
     """
-    old = open_page(page, **query)
+    old = open_page(page, tab, **query)
     change(old)
     states = old._tree.get_widget_states()  # noqa: SLF001
     at = AppTest.from_file(str(ROOT / page), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
+    if tab:  # the browser shows the same tab after the restart
+        at.session_state[TABS[tab][0]] = TABS[tab][1]
     at._run(states)  # noqa: SLF001
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -335,8 +349,9 @@ def _param(at, key):
 )
 def test_the_first_change_after_a_reconnect_is_kept(page, change, key, value):
     seed = "seed-70b-fp8-cold-start" if page == COLD else "seed-3b-4090"
-    before = metrics(open_page(page, scenario=seed))
-    at = after_reconnect(page, change, scenario=seed)
+    tab = "launch:buckets" if page == LAUNCH else None
+    before = metrics(open_page(page, tab, scenario=seed))
+    at = after_reconnect(page, change, tab, scenario=seed)
     assert _param(at, "scenario") == seed
     assert _param(at, key) == value
     assert metrics(at) != before
@@ -403,9 +418,10 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
     ],
 )
 def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
-    at = open_page(page, scenario="seed-qa-awq-5.5gib")
+    tab = "launch:share" if page == LAUNCH else None
+    at = open_page(page, tab, scenario="seed-qa-awq-5.5gib")
     notes = [c.value for c in at.main.caption if "`weights_gb`" in c.value]
     assert len(notes) == 1 and near in notes[0] and "5.906 GB" in notes[0], notes
     assert "INT4 (3.81 GB)" in notes[0]
-    at = open_page(page, scenario="seed-qa-awq-5.5gib", weights_gb="auto")
+    at = open_page(page, tab, scenario="seed-qa-awq-5.5gib", weights_gb="auto")
     assert not [c.value for c in at.main.caption if "`weights_gb`" in c.value]

@@ -153,3 +153,10 @@ def _csv(frame: pd.DataFrame) -> str:
     buf = io.StringIO()
     frame.to_csv(buf, index=False)
     return buf.getvalue()
+
+
+def lazy_tabs(labels: list[str], key: str):
+    """Tabs whose content is built only while open (``on_change="rerun"``): a page runs,
+    sends and redraws one tab's charts per widget change instead of all of them. The first tab
+    is open on arrival; the open tab is kept per session (``key``), not in the share link."""
+    return st.tabs(labels, key=key, on_change="rerun")
