@@ -11,7 +11,14 @@ from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, md_escape, scenario_caption, weights_size_notice
+from ui.layout import (
+    downloads,
+    fit_warning,
+    lazy_tabs,
+    md_escape,
+    scenario_caption,
+    weights_size_notice,
+)
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -131,9 +138,6 @@ st.info(
     )
 )
 
-left, right = st.columns(2)
-left.plotly_chart(cold_charts.waterfall_figure(cs, opt), width="stretch")
-right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
 cols = pd.DataFrame(
     [
         {
@@ -153,126 +157,146 @@ cols = pd.DataFrame(
         for name, col in lens["columns"].items()
     ]
 )
-right.dataframe(
-    cols.rename(
-        columns={
-            "process_init_s": "1 [s]",
-            "cuda_context_s": "2 [s]",
-            "allocator_s": "3 [s]",
-            "weights_s": "4 [s]",
-            "graphs_jit_s": "5 [s]",
-            "total_s": "total [s]",
-        }
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        k: st.column_config.NumberColumn(format="%.1f")
-        for k in ("1 [s]", "2 [s]", "3 [s]", "4 [s]", "5 [s]", "total [s]")
-    },
-)
-
-st.markdown("**Each optimisation alone** (what it saves from this scenario's start-up)")
-st.dataframe(
-    pd.DataFrame(lens["savings"]).rename(
-        columns={"item": "item", "total_s": "time to ready [s]", "saves_s": "saves [s]"}
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "time to ready [s]": st.column_config.NumberColumn(format="%.1f"),
-        "saves [s]": st.column_config.NumberColumn(format="%.1f"),
-    },
-)
-
-st.subheader("Item 4: from storage to HBM")
-left, right = st.columns(2)
-left.plotly_chart(
-    cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]), width="stretch"
-)
-left.caption(
-    f"Read {cs['weights_gb']:.1f} GB once for all GPUs at {cs['read_gb_s']:.3g} GB/s = "
-    f"{cs['weights_read_s']:.2f} s; "
-    + (
-        f"{s.loader} then makes an extra pass through host memory: {cs['weights_host_s']:.2f} s; "
-        if cs["weights_host_s"]
-        else ""
-    )
-    + f"each GPU copies its {cs['weights_per_gpu_gb']:.1f} GB at {cs['h2d_gb_s']:g} GB/s = "
-    f"{cs['weights_h2d_s']:.2f} s, in parallel. In series {cs['weights_series_s']:.2f} s, "
-    f"overlapped {cs['weights_overlapped_s']:.2f} s; item 4 is the "
-    f"{'overlapped' if cs['overlap'] else 'series'} one, {cs['weights_s']:.2f} s."
-)
-right.plotly_chart(
-    cold_charts.tier_figure(
-        lens["tiers"], lens["concurrency"], s.storage, cs["concurrency"], cs["weights_s"]
-    ),
-    width="stretch",
-)
-
-st.subheader("Sleep mode and a warm replica")
-left, right = st.columns([3, 2])
-left.plotly_chart(cold_charts.wake_figure(cs), width="stretch")
-right.markdown(
-    "**Sleep mode** keeps the process, the CUDA context, the allocator and the captured "
-    "graphs alive; only the weights leave the GPU. Level 1 parks them in host RAM and copies "
-    f"them back ({cs['wake_level1_s']:.2f} s, {cs['wake_level1_speedup']:.0f}× faster than "
-    f"this cold start); level 2 discards them and reloads from storage "
-    f"({cs['wake_level2_s']:,.1f} s, {cs['wake_level2_speedup']:.1f}×). vLLM measured 18–200× "
-    "for level 1 and 23–45× for level 2 on its own set-ups (vLLM blog, Sleep Mode): the ratio "
-    "here is lower when item 4 is slow. **A warm replica** is already serving: zero, at the "
-    "price of the idle GPU (Scale to zero lens)."
-)
-with st.expander("Capture sizes (item 5)"):
-    bucket_editor(s)
-with st.expander("Loaders and storage tiers (presets, with sources)"):
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "loader": lo.id,
-                    "name": lo.name,
-                    "read and H2D": "overlapped" if lo.overlap else "in series",
-                    "default streams": lo.default_concurrency,
-                    "notes": lo.notes,
-                }
-                for lo in presets.loaders.values()
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "storage": tier.id,
-                    "name": tier.name,
-                    "aggregate [GB/s]": tier.aggregate_gb_s,
-                    "one stream [GB/s]": tier.per_stream_gb_s,
-                    "source (aggregate)": tier.sources["aggregate_gb_s"],
-                    "source (stream)": tier.sources["per_stream_gb_s"],
-                }
-                for tier in presets.storage.values()
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
-
-breakdown = breakdown_table({"cold_start": cs}, ("cold_start",))
-tiers = pd.concat(
+# Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
+# (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
+tabs = lazy_tabs(
     [
-        pd.DataFrame(
-            {
-                "storage": tier_id,
-                "concurrency": lens["concurrency"],
-                "read_s": t["read_s"],
-                "weights_s": t["weights_s"],
-            }
-        )
-        for tier_id, t in lens["tiers"].items()
-    ]
+        "Five items and the optimised start",
+        "Item 4: from storage to HBM",
+        "Sleep mode and a warm replica",
+        "Capture sizes and presets",
+        "Breakdown and downloads",
+    ],
+    key="t_cold",
 )
-downloads(s, {"Figures": breakdown, "Columns": cols, "Tiers": tiers}, "cold-start")
+if tabs[0].open:
+    with tabs[0]:
+        left, right = st.columns(2)
+        left.plotly_chart(cold_charts.waterfall_figure(cs, opt), width="stretch")
+        right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
+        right.dataframe(
+            cols.rename(
+                columns={
+                    "process_init_s": "1 [s]",
+                    "cuda_context_s": "2 [s]",
+                    "allocator_s": "3 [s]",
+                    "weights_s": "4 [s]",
+                    "graphs_jit_s": "5 [s]",
+                    "total_s": "total [s]",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                k: st.column_config.NumberColumn(format="%.1f")
+                for k in ("1 [s]", "2 [s]", "3 [s]", "4 [s]", "5 [s]", "total [s]")
+            },
+        )
+
+        st.markdown("**Each optimisation alone** (what it saves from this scenario's start-up)")
+        st.dataframe(
+            pd.DataFrame(lens["savings"]).rename(
+                columns={"item": "item", "total_s": "time to ready [s]", "saves_s": "saves [s]"}
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "time to ready [s]": st.column_config.NumberColumn(format="%.1f"),
+                "saves [s]": st.column_config.NumberColumn(format="%.1f"),
+            },
+        )
+if tabs[1].open:
+    with tabs[1]:
+        left, right = st.columns(2)
+        left.plotly_chart(
+            cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]), width="stretch"
+        )
+        left.caption(
+            f"Read {cs['weights_gb']:.1f} GB once for all GPUs at {cs['read_gb_s']:.3g} GB/s = "
+            f"{cs['weights_read_s']:.2f} s; "
+            + (
+                f"{s.loader} then makes an extra pass through host memory: {cs['weights_host_s']:.2f} s; "
+                if cs["weights_host_s"]
+                else ""
+            )
+            + f"each GPU copies its {cs['weights_per_gpu_gb']:.1f} GB at {cs['h2d_gb_s']:g} GB/s = "
+            f"{cs['weights_h2d_s']:.2f} s, in parallel. In series {cs['weights_series_s']:.2f} s, "
+            f"overlapped {cs['weights_overlapped_s']:.2f} s; item 4 is the "
+            f"{'overlapped' if cs['overlap'] else 'series'} one, {cs['weights_s']:.2f} s."
+        )
+        right.plotly_chart(
+            cold_charts.tier_figure(
+                lens["tiers"], lens["concurrency"], s.storage, cs["concurrency"], cs["weights_s"]
+            ),
+            width="stretch",
+        )
+if tabs[2].open:
+    with tabs[2]:
+        left, right = st.columns([3, 2])
+        left.plotly_chart(cold_charts.wake_figure(cs), width="stretch")
+        right.markdown(
+            "**Sleep mode** keeps the process, the CUDA context, the allocator and the captured "
+            "graphs alive; only the weights leave the GPU. Level 1 parks them in host RAM and copies "
+            f"them back ({cs['wake_level1_s']:.2f} s, {cs['wake_level1_speedup']:.0f}× faster than "
+            f"this cold start); level 2 discards them and reloads from storage "
+            f"({cs['wake_level2_s']:,.1f} s, {cs['wake_level2_speedup']:.1f}×). vLLM measured 18–200× "
+            "for level 1 and 23–45× for level 2 on its own set-ups (vLLM blog, Sleep Mode): the ratio "
+            "here is lower when item 4 is slow. **A warm replica** is already serving: zero, at the "
+            "price of the idle GPU (Scale to zero lens)."
+        )
+if tabs[3].open:
+    with tabs[3]:
+        st.markdown("**Capture sizes** (item 5: graphs captured × seconds per graph)")
+        bucket_editor(s)
+        st.markdown("**Loaders and storage tiers** (the presets, with their sources)")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "loader": lo.id,
+                        "name": lo.name,
+                        "read and H2D": "overlapped" if lo.overlap else "in series",
+                        "default streams": lo.default_concurrency,
+                        "notes": lo.notes,
+                    }
+                    for lo in presets.loaders.values()
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "storage": tier.id,
+                        "name": tier.name,
+                        "aggregate [GB/s]": tier.aggregate_gb_s,
+                        "one stream [GB/s]": tier.per_stream_gb_s,
+                        "source (aggregate)": tier.sources["aggregate_gb_s"],
+                        "source (stream)": tier.sources["per_stream_gb_s"],
+                    }
+                    for tier in presets.storage.values()
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+if tabs[4].open:
+    with tabs[4]:
+        breakdown = breakdown_table({"cold_start": cs}, ("cold_start",))
+        tiers = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "storage": tier_id,
+                        "concurrency": lens["concurrency"],
+                        "read_s": t["read_s"],
+                        "weights_s": t["weights_s"],
+                    }
+                )
+                for tier_id, t in lens["tiers"].items()
+            ]
+        )
+        downloads(s, {"Figures": breakdown, "Columns": cols, "Tiers": tiers}, "cold-start")
 cold_start_formulas()
