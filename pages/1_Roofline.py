@@ -8,7 +8,7 @@ from model.evaluate import roofline_lens
 from ui import roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt, scenario_caption, weights_size_notice
+from ui.layout import downloads, fit_warning, fmt, lazy_tabs, scenario_caption, weights_size_notice
 from ui.sidebar import page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
@@ -53,57 +53,77 @@ st.caption(
     f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
 )
 
-left, right = st.columns(2)
-left.plotly_chart(
-    roofline_charts.roofline_figure(
-        s, lens["sweep"], lens["current_index"], rf["ridge_flop_per_byte"], rf["compute_dtype"]
-    ),
-    width="stretch",
-)
-right.plotly_chart(
-    roofline_charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]),
-    width="stretch",
-)
-st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")
-weights_size_notice(
-    mem,
-    s,
-    "the weights in this HBM bar, the memory time of the step and the max batch use it; the "
-    "seed's table below sizes its rows in another dtype from params × bytes",
-)
-
-st.subheader("The seed's table for this scenario")
 table = pd.DataFrame(lens["seed_table"])
-a, b = st.columns([3, 2])
-a.dataframe(
-    table.rename(
-        columns={
-            "configuration": "configuration",
-            "t_hbm_ms": "T_HBM [ms]",
-            "t_fixed_ms": "T_fixed [ms]",
-            "t_step_ms": "T_step [ms]",
-            "tokens_per_s": "tok/s",
-            "speedup": "vs BF16 eager",
-        }
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        c: st.column_config.NumberColumn(format="%.3f")
-        for c in ("T_HBM [ms]", "T_fixed [ms]", "T_step [ms]", "vs BF16 eager")
-    }
-    | {"tok/s": st.column_config.NumberColumn(format="%.1f")},
+# Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
+# (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
+tabs = lazy_tabs(
+    [
+        "Roofline and step time",
+        "HBM per GPU",
+        "BF16/INT4 × CUDA graphs",
+        "Breakdown and downloads",
+    ],
+    key="t_roofline",
 )
-am = lens["amdahl"]
-b.markdown(
-    f"**Amdahl's estimate for INT4.** Reading the weights is f = {am['fraction']:.0%} of the "
-    "BF16 eager "
-    f"step; INT4 speeds them up {am['weights_speedup']:.3g}× (the table's weights), so "
-    f"1 / ((1 − f) + f/{am['weights_speedup']:.3g}) = "
-    f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
-)
-
-sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
-breakdown = breakdown_table(fig, ("roofline", "decode", "memory"))
-downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
+if tabs[0].open:
+    with tabs[0]:
+        left, right = st.columns(2)
+        left.plotly_chart(
+            roofline_charts.roofline_figure(
+                s,
+                lens["sweep"],
+                lens["current_index"],
+                rf["ridge_flop_per_byte"],
+                rf["compute_dtype"],
+            ),
+            width="stretch",
+        )
+        right.plotly_chart(
+            roofline_charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]),
+            width="stretch",
+        )
+if tabs[1].open:
+    with tabs[1]:
+        st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")
+        weights_size_notice(
+            mem,
+            s,
+            "the weights in this HBM bar, the memory time of the step and the max batch use it; the "
+            "seed's table below sizes its rows in another dtype from params × bytes",
+        )
+if tabs[2].open:
+    with tabs[2]:
+        a, b = st.columns([3, 2])
+        a.dataframe(
+            table.rename(
+                columns={
+                    "configuration": "configuration",
+                    "t_hbm_ms": "T_HBM [ms]",
+                    "t_fixed_ms": "T_fixed [ms]",
+                    "t_step_ms": "T_step [ms]",
+                    "tokens_per_s": "tok/s",
+                    "speedup": "vs BF16 eager",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.3f")
+                for c in ("T_HBM [ms]", "T_fixed [ms]", "T_step [ms]", "vs BF16 eager")
+            }
+            | {"tok/s": st.column_config.NumberColumn(format="%.1f")},
+        )
+        am = lens["amdahl"]
+        b.markdown(
+            f"**Amdahl's estimate for INT4.** Reading the weights is f = {am['fraction']:.0%} of the "
+            "BF16 eager "
+            f"step; INT4 speeds them up {am['weights_speedup']:.3g}× (the table's weights), so "
+            f"1 / ((1 − f) + f/{am['weights_speedup']:.3g}) = "
+            f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
+        )
+if tabs[3].open:
+    with tabs[3]:
+        sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
+        breakdown = breakdown_table(fig, ("roofline", "decode", "memory"))
+        downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

@@ -20,6 +20,8 @@ HEADLINE = {
 
 #: the tab of a lazy-tab page that shows a given part (only the open tab is built)
 TABS = {
+    "roofline:hbm": ("t_roofline", "HBM per GPU"),
+    "roofline:table": ("t_roofline", "BF16/INT4 × CUDA graphs"),
     "launch:share": ("t_launch", "Quantised models gain more"),
     "launch:buckets": ("t_launch", "Capture buckets"),
     "launch:knobs": ("t_launch", "The ten knobs"),
@@ -418,7 +420,7 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
     ],
 )
 def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
-    tab = "launch:share" if page == LAUNCH else None
+    tab = {LAUNCH: "launch:share", "pages/1_Roofline.py": "roofline:hbm"}.get(page)
     at = open_page(page, tab, scenario="seed-qa-awq-5.5gib")
     notes = [c.value for c in at.main.caption if "`weights_gb`" in c.value]
     assert len(notes) == 1 and near in notes[0] and "5.906 GB" in notes[0], notes
