@@ -4,10 +4,10 @@ import streamlit as st
 
 from model.evaluate import summary
 from ui.layout import fmt, scenario_caption
-from ui.sidebar import page_scenario
+from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
-s = page_scenario("home")
+s = page_scenario("home", defer=True)
 figures = summary(s)
 dec, mem, rf, lf, cs = (
     figures["decode"],
@@ -39,6 +39,7 @@ c[3].metric(
     "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
+draw_sidebar()  # after the first metrics: their deltas leave first
 st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")
 
 st.subheader("Launch overhead and CUDA graphs")

@@ -9,10 +9,10 @@ from ui import roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import breakdown as breakdown_table
 from ui.layout import downloads, fit_warning, fmt, lazy_tabs, scenario_caption, weights_size_notice
-from ui.sidebar import page_scenario
+from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
-s = page_scenario("roofline")
+s = page_scenario("roofline", defer=True)
 lens = roofline_lens(s)
 fig, dec, mem, rf = (
     lens["figures"],
@@ -56,6 +56,7 @@ st.caption(
 table = pd.DataFrame(lens["seed_table"])
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
+draw_sidebar()  # after the headline metrics: their deltas leave first
 tabs = lazy_tabs(
     [
         "Roofline and step time",

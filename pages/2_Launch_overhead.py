@@ -18,10 +18,10 @@ from ui.layout import (
     share,
     weights_size_notice,
 )
-from ui.sidebar import page_scenario
+from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
-s = page_scenario("launch")
+s = page_scenario("launch", defer=True)
 lens = launch_lens(s)
 fig = lens["figures"]
 lf, dec, mem = fig["launch"], fig["decode"], fig["memory"]
@@ -100,6 +100,7 @@ st.caption(
 modes = pd.DataFrame(lens["mode_table"])
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
 # change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).
+draw_sidebar()  # after the headline metrics: their deltas leave first
 tabs = lazy_tabs(
     [
         "Step timeline and graphs modes",

@@ -19,10 +19,10 @@ from ui.layout import (
     scenario_caption,
     weights_size_notice,
 )
-from ui.sidebar import page_scenario
+from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
-s = page_scenario("cold_start")
+s = page_scenario("cold_start", defer=True)
 lens = cold_start_lens(s)
 cs = lens["figures"]
 opt = lens["columns"]["optimised"]
@@ -159,6 +159,7 @@ cols = pd.DataFrame(
 )
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
+draw_sidebar()  # after the headline metrics: their deltas leave first
 tabs = lazy_tabs(
     [
         "Five items and the optimised start",

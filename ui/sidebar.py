@@ -291,8 +291,22 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         st.rerun()
 
 
-def page_scenario(page: str) -> Scenario:
-    """Every page's first call: scenario from URL/session, warnings, sidebar."""
+_PENDING = "_whatif_pending_sidebar"
+
+
+def draw_sidebar() -> None:
+    """Draw the sidebar that ``page_scenario(..., defer=True)`` held back. Pages call it right
+    after their headline metrics, so the metrics' deltas leave the server before the sidebar's
+    twenty-odd widgets are built (the sidebar's place on screen does not depend on when it is
+    drawn; benchmarks/NOTES-speed.md, lever 04)."""
+    pending = st.session_state.pop(_PENDING, None)
+    if pending is not None:
+        sidebar(*pending)
+
+
+def page_scenario(page: str, defer: bool = False) -> Scenario:
+    """Every page's first call: scenario from URL/session, warnings, and the sidebar (now, or
+    at :func:`draw_sidebar` with ``defer``)."""
     scenario, errors = state.load_scenario()
     widget_errors = st.session_state.pop("_whatif_widget_errors", [])
     if errors or widget_errors:
@@ -302,5 +316,8 @@ def page_scenario(page: str) -> Scenario:
             "Some settings were not accepted and are left at the scenario's values:\n\n"
             + "\n".join(lines)
         )
-    sidebar(scenario, page, errors)
+    if defer:
+        st.session_state[_PENDING] = (scenario, page, errors)
+    else:
+        sidebar(scenario, page, errors)
     return scenario
