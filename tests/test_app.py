@@ -427,3 +427,20 @@ def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
     assert "INT4 (3.81 GB)" in notes[0]
     at = open_page(page, tab, scenario="seed-qa-awq-5.5gib", weights_gb="auto")
     assert not [c.value for c in at.main.caption if "`weights_gb`" in c.value]
+
+
+@pytest.mark.parametrize(
+    ("page", "key"),
+    [
+        ("pages/1_Roofline.py", "x_formulas_roofline"),
+        (LAUNCH, "x_formulas_launch"),
+        (COLD, "x_formulas_cold"),
+    ],
+)
+def test_formulas_are_built_only_when_their_panel_is_open(page, key):
+    closed = open_page(page)
+    assert not closed.latex
+    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception and len(at.latex) >= 3

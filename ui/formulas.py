@@ -6,7 +6,10 @@ import streamlit as st
 
 
 def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
-    with st.expander("Formulas and sources"):
+    box = st.expander("Formulas and sources", key="x_formulas_roofline", on_change="rerun")
+    if not box.open:  # built only when opened: the LaTeX costs every run
+        return
+    with box:
         st.markdown("**Bytes and FLOPs of one decode step** (SPEC 4.1)")
         st.latex(
             r"W = \text{params}\times\text{bytes/param}\quad(\text{fp32 }4,\ \text{bf16 }2,"
@@ -64,7 +67,10 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
 
 
 def launch_formulas() -> None:
-    with st.expander("Formulas and sources"):
+    box = st.expander("Formulas and sources", key="x_formulas_launch", on_change="rerun")
+    if not box.open:  # built only when opened: the LaTeX costs every run
+        return
+    with box:
         st.markdown("**Launches and the launch tax** (seed *The chef who calls out every order*)")
         st.latex(
             r"N = L \times k_{layer}\ (\text{or the kernels override}),\qquad "
@@ -117,7 +123,10 @@ def launch_formulas() -> None:
 
 
 def cold_start_formulas() -> None:
-    with st.expander("Formulas and sources"):
+    box = st.expander("Formulas and sources", key="x_formulas_cold", on_change="rerun")
+    if not box.open:  # built only when opened: the LaTeX costs every run
+        return
+    with box:
         st.markdown(
             "**The five items** (seed *Speeding up model cold start: from minutes to seconds*)"
         )
