@@ -163,6 +163,7 @@ draw_sidebar()  # after the headline metrics: their deltas leave first
 tabs = lazy_tabs(
     [
         "Five items and the optimised start",
+        "Columns and savings (tables)",
         "Item 4: from storage to HBM",
         "Sleep mode and a warm replica",
         "Capture sizes and presets",
@@ -175,7 +176,10 @@ if tabs[0].open:
         left, right = st.columns(2)
         left.plotly_chart(cold_charts.waterfall_figure(cs, opt), width="stretch")
         right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
-        right.dataframe(
+if tabs[1].open:
+    with tabs[1]:
+        st.markdown("**The four columns**, item by item")
+        st.dataframe(
             cols.rename(
                 columns={
                     "process_init_s": "1 [s]",
@@ -206,8 +210,8 @@ if tabs[0].open:
                 "saves [s]": st.column_config.NumberColumn(format="%.1f"),
             },
         )
-if tabs[1].open:
-    with tabs[1]:
+if tabs[2].open:
+    with tabs[2]:
         left, right = st.columns(2)
         left.plotly_chart(
             cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]), width="stretch"
@@ -231,8 +235,8 @@ if tabs[1].open:
             ),
             width="stretch",
         )
-if tabs[2].open:
-    with tabs[2]:
+if tabs[3].open:
+    with tabs[3]:
         left, right = st.columns([3, 2])
         left.plotly_chart(cold_charts.wake_figure(cs), width="stretch")
         right.markdown(
@@ -245,8 +249,8 @@ if tabs[2].open:
             "here is lower when item 4 is slow. **A warm replica** is already serving: zero, at the "
             "price of the idle GPU (Scale to zero lens)."
         )
-if tabs[3].open:
-    with tabs[3]:
+if tabs[4].open:
+    with tabs[4]:
         st.markdown("**Capture sizes** (item 5: graphs captured × seconds per graph)")
         bucket_editor(s)
         st.markdown("**Loaders and storage tiers** (the presets, with their sources)")
@@ -283,8 +287,8 @@ if tabs[3].open:
             hide_index=True,
             width="stretch",
         )
-if tabs[4].open:
-    with tabs[4]:
+if tabs[5].open:
+    with tabs[5]:
         breakdown = breakdown_table({"cold_start": cs}, ("cold_start",))
         tiers = pd.concat(
             [

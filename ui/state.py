@@ -114,9 +114,16 @@ def sync_widget(key: str, value: Any) -> str:
     """
     if key in st.session_state.get(BROWSER_KEYS, ()):
         st.session_state[WATCHED][key] = value
-    else:
+    elif key not in st.session_state or _differs(st.session_state[key], value):
+        # set only a value that changed: a widget whose value is set from code is re-sent to
+        # the browser marked "set", and the browser re-renders it; twenty unchanged widgets
+        # re-rendered on every change cost more than the page's charts (NOTES-speed.md)
         st.session_state[key] = value
     return key
+
+
+def _differs(shown: Any, value: Any) -> bool:
+    return type(shown) is not type(value) or shown != value
 
 
 def watch_widget(key: str, value: Any = None) -> str:
