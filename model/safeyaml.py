@@ -152,7 +152,7 @@ def _first_line(exc: Exception) -> str:
     return text.splitlines()[0][:200] if text else "invalid YAML"
 
 
-def _check_tree(value, what: str, path: str = "", depth: int = 0) -> None:
+def _check_tree(value, what: str, path: str = "") -> None:
     """Key types, number sizes and value types of a built (already bounded) document."""
     where = f" at {path[:120]}" if path else ""
     if isinstance(value, dict):
@@ -165,10 +165,10 @@ def _check_tree(value, what: str, path: str = "", depth: int = 0) -> None:
                 )
             if len(key) > MAX_KEY_CHARS:
                 raise _refuse(what, f"a key of {len(key):,} characters{where}")
-            _check_tree(sub, what, f"{path}.{key}" if path else key, depth + 1)
+            _check_tree(sub, what, f"{path}.{key}" if path else key)
     elif isinstance(value, list):
         for i, sub in enumerate(value):
-            _check_tree(sub, what, f"{path}[{i}]", depth + 1)
+            _check_tree(sub, what, f"{path}[{i}]")
     elif isinstance(value, bool) or value is None or isinstance(value, str):
         return
     elif isinstance(value, int):
