@@ -90,6 +90,22 @@ class ModelSpec(BaseModel):
     vocab: int = Field(ge=1, le=10_000_000)
     experts: int | None = Field(None, ge=2, le=100000)
     experts_per_token: int | None = Field(None, ge=1, le=100000)
+    tied_embeddings: bool = Field(
+        False, description="input embedding and output head share one table (tie_word_embeddings)"
+    )
+    max_context_tokens: int | None = Field(
+        None, ge=1, le=100_000_000, description="longest context the model accepts [tokens]"
+    )
+    kv_lora_rank: int | None = Field(
+        None,
+        ge=1,
+        le=100000,
+        description="multi-head latent attention: the cached latent's width (KV per token is "
+        "the latent plus the rope key, not heads × head_dim)",
+    )
+    qk_rope_head_dim: int | None = Field(
+        None, ge=0, le=100000, description="multi-head latent attention: the rope key's width"
+    )
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
 
     @model_validator(mode="after")

@@ -13,8 +13,8 @@ GIB = 2**30
 MS = 1e-3
 US = 1e-6
 
-WeightsDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-WEIGHTS_DTYPES: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+WeightsDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+WEIGHTS_DTYPES: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
 
 #: Every dtype a hardware preset may list a dense peak for.
 PEAK_DTYPES: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4")
