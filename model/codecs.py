@@ -80,16 +80,23 @@ def _base_of(s: Scenario) -> Scenario:
 
 
 def to_params(s: Scenario) -> list[tuple[str, str]]:
-    """The scenario as (key, text) pairs relative to its base (empty for the bare base)."""
+    """The scenario as (key, text) pairs relative to its base.
+
+    Knobs left to the engine stay ``auto`` (the link carries the engine, not its numbers), and
+    the engine is always named with its version, so a link reopens with the same numbers after
+    a profile is revised (SPEC 4.0).
+    """
+    s = s.raw
     base = _base_of(s).model_dump()
     mine = s.model_dump()
     out: list[tuple[str, str]] = []
     if s.scenario:
         out.append(("scenario", s.scenario))
+    out.append(("engine", s.engine))
     out += _spec_diff("hardware", mine["hardware"], base["hardware"], hardware_presets())
     out += _spec_diff("model", mine["model"], base["model"], model_presets())
     for key, value in mine.items():
-        if key in ("scenario", "hardware", "model"):
+        if key in ("scenario", "hardware", "model", "engine"):
             continue
         if value != base[key] or type(value) is not type(base[key]):
             out.append((key, _text(value)))
@@ -154,7 +161,7 @@ def from_url(url_or_query: str, *, strict: bool = True) -> Scenario:
 
 def to_yaml(s: Scenario) -> str:
     """A self-contained YAML dump of the scenario (hardware and model inline, with their ids)."""
-    data = s.model_dump()
+    data = s.raw.model_dump()
     if data["scenario"] is None:
         data.pop("scenario")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

@@ -116,8 +116,8 @@ def _copy_times(s: Scenario, loader) -> tuple[float, float]:
 def _effective(s: Scenario) -> dict:
     """The tier, loader and timings the scenario uses, after its overrides."""
     p = cold_start_presets()
-    tier, loader, st = p.storage[s.storage], p.loaders[s.loader], p.startup
-    cold = st.compile_s if s.compile_s is None else s.compile_s
+    tier, loader = p.storage[s.storage], p.loaders[s.loader]
+    cold = s.compile_s  # the effective scenario's: its own, or the engine's
     aggregate, per_stream = _bandwidths(s, tier)
     return {
         "tier": tier,
@@ -126,10 +126,8 @@ def _effective(s: Scenario) -> dict:
         "per_stream": per_stream,
         "concurrency": s.concurrency or loader.default_concurrency,
         "compile_s": cold,
-        # auto: the preset's cached load, never more than this scenario's cold compile
-        "compile_cached_s": min(st.compile_cached_s, cold)
-        if s.compile_cached_s is None
-        else s.compile_cached_s,
+        # auto: the engine's cached load, never more than this scenario's cold compile
+        "compile_cached_s": min(s.compile_cached_s, cold),
     }
 
 
@@ -148,6 +146,7 @@ def cold_start(s: Scenario) -> dict:
        torch.compile/Inductor compilation", "Bounding the CUDA graph capture".
     .. [2] SPEC 4.3: cold compile ~24 s vs ~5 s cached; ~0.3 s per graph.
     """
+    s = s.effective()
     e = _effective(s)
     loader = e["loader"]
     weights = s.weights_bytes
@@ -223,6 +222,7 @@ def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool 
     .. [1] Seed: *Speeding up model cold start*, "An example cold start, item by item" and
        "optimising only item 4 … ~73 s. Optimising only item 5 … ~49 s".
     """
+    s = s.effective()
     st = cold_start_presets().startup
     lean = (weights and item5) if lean is None else lean
     update: dict = {}
@@ -289,6 +289,7 @@ ITEM_OF = {
 
 def one_at_a_time(s: Scenario) -> dict[str, Scenario]:
     """Each of the seed's optimisations applied alone to ``s`` (what each one saves)."""
+    s = s.effective()
     out = {}
     if s.loader not in OVERLAP_LOADERS:
         out["overlapping loader (Run:ai streamer)"] = optimised(s, weights=True, item5=False)
@@ -307,6 +308,7 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     with the scenario's loader, weights and GPUs (and, for its own tier, its bandwidth
     overrides). Returns ``{tier: {"name", "weights_s", "read_s"}}``.
     """
+    s = s.effective()
     p = cold_start_presets()
     loader = p.loaders[s.loader]
     t_h2d, t_host = _copy_times(s, loader)
@@ -331,6 +333,7 @@ def cold_start_lens(s: Scenario) -> dict:
     its variant in the other dtype of the BF16/FP8 pair (a 2-byte or wider scenario against
     FP8, a 1-byte or narrower one against BF16), with ``wide``, ``narrow`` and ``this``
     naming them."""
+    s = s.effective()
     figures = cold_start(s)
     variants = {
         "this scenario": s,

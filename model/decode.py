@@ -26,6 +26,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     ``bytes_per_gpu``, ``arithmetic_intensity``, ``attained_flops``, ``padded_batch``,
     ``launches``, ``bound``.
     """
+    s = s.effective()
     hw, m = s.hardware, s.model
     b = np.asarray(batch, dtype=float)
     bpp = s.bytes_per_param
@@ -94,11 +95,13 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 def graph_mode(s: Scenario) -> str:
     """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or vLLM's default
     (``full_and_piecewise``) when the scenario runs eager."""
+    s = s.effective()
     return s.cuda_graphs if s.cuda_graphs != "none" else "full_and_piecewise"
 
 
 def at_batch(s: Scenario, batch: int, **update) -> dict:
     """One batch of ``sweep`` for a variant of ``s``, as floats (``bound`` as text)."""
+    s = s.effective()
     v = s.model_copy(update=update) if update else s
     return {k: (str(a[0]) if k == "bound" else float(a[0])) for k, a in sweep(v, [batch]).items()}
 
@@ -117,6 +120,7 @@ def launch_figures(s: Scenario) -> dict:
     .. [1] Seed: *The chef who calls out every order* (800 launches, 4.0 ms, 250 tok/s).
     .. [2] Seed: CUDA graphs Q&A (N = 430, τ = 5 µs: 1.36× at 5.5 GiB, 1.14× at 14.2 GiB).
     """
+    s = s.effective()
     m = s.model
     tau = s.launch_us * US
     n = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)

@@ -28,6 +28,7 @@ from model.units import GB, GIB, MS, TERA, US, compute_dtype
 
 def evaluate(s: Scenario) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``."""
+    s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
     cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
@@ -117,6 +118,7 @@ def seed_table(s: Scenario) -> list[dict]:
     ----------
     .. [1] Seed: *The roofline flips*, table "Configuration (3B, 4090, batch 1)".
     """
+    s = s.effective()
     rows = []
     for dtype in ("bf16", "int4"):
         for graphs in ("none", "full_decode_only"):
@@ -139,6 +141,7 @@ def seed_table(s: Scenario) -> list[dict]:
 def batch_grid(s: Scenario, top: int = 4096, points: int = 160) -> np.ndarray:
     """Batch sizes of a sweep: log-spaced from 1 to ``top`` (or the scenario's batch), plus the
     scenario's batch and the captured sizes, so padding steps show."""
+    s = s.effective()
     top = max(top, s.batch)
     grid = np.round(np.geomspace(1, top, points))
     sizes = np.asarray([c for c in s.capture_sizes if c <= top], dtype=float)
@@ -154,6 +157,7 @@ def ridge_batch(sw: dict) -> float | None:
 def roofline_lens(s: Scenario) -> dict:
     """Everything the Roofline page shows, from one call: the figures, a batch sweep
     (1–4096, one vectorised call), the ridge batch, the seed's table and Amdahl's estimate."""
+    s = s.effective()
     figures = evaluate(s)
     grid = batch_grid(s)
     sw = sweep(s, grid)
@@ -190,6 +194,7 @@ def roofline_lens(s: Scenario) -> dict:
 def mode_grid(s: Scenario, top: int = 4096) -> np.ndarray:
     """Batches for the per-mode sweep: every integer up to a little past the largest bucket
     (so each padding step shows), then log-spaced to ``top``, plus the scenario's batch."""
+    s = s.effective()
     dense_top = int(min(max(max(s.capture_sizes) * 1.25, 64), 1024))
     top = max(top, s.batch)
     grid = np.concatenate(
@@ -217,6 +222,7 @@ def launch_lens(s: Scenario) -> dict:
     model's sizes per dtype. ``buckets``: padding of every batch up to the largest bucket.
     ``knobs``: the seed's ten knobs tied to the scenario (:mod:`model.knobs`).
     """
+    s = s.effective()
     figures = evaluate(s)
     lf = figures["launch"]
     tau = s.launch_us * US
@@ -301,4 +307,5 @@ def launch_lens(s: Scenario) -> dict:
 def summary(s: Scenario) -> dict:
     """The landing page's one call: every section of :func:`evaluate`, plus the cold start of
     the scenario's optimised counterpart (``cold_start_optimised``)."""
+    s = s.effective()
     return {**evaluate(s), "cold_start_optimised": cold_start(optimised(s))}

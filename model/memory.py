@@ -55,6 +55,7 @@ def max_batch(usable_per_gpu, kv_bytes_per_seq_per_gpu):
 
 def memory_figures(s: Scenario, batch=None) -> dict:
     """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``)."""
+    s = s.effective()
     m, hw = s.model, s.hardware
     batch = s.batch if batch is None else batch
     weights = s.weights_bytes

@@ -244,9 +244,13 @@ def _set(state: dict, key: str, value: Any) -> None:
 
 
 def _none_word(info, value):
-    optional = type(None) in typing.get_args(info.annotation)
-    if optional and isinstance(value, str) and value.lower() in _NONE_WORDS:
-        return None
+    args = typing.get_args(info.annotation)
+    optional = type(None) in args
+    literals = {
+        str(v) for a in args if typing.get_origin(a) is typing.Literal for v in typing.get_args(a)
+    }
+    if optional and isinstance(value, str) and value.lower() in _NONE_WORDS - literals:
+        return None  # 'auto' (and 'none' where 'none' is not itself a value: cuda_graphs=none)
     return value
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from model.cold_start_presets import cold_start_presets
+from model import engines
 from model.units import BYTES_PER_PARAM, PEAK_DTYPES, WeightsDtype
 
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
@@ -146,6 +146,11 @@ class Scenario(BaseModel):
     scenario: Id | None = Field(None, description="named preset used as the base")
     hardware: HardwareSpec
     model: ModelSpec
+    engine: str = Field(
+        engines.DEFAULT_ENGINE,
+        max_length=80,
+        description="serving-engine profile whose overheads apply: id or id@version",
+    )
     gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor parallel degree)")
     weights_dtype: WeightsDtype = "fp8"
     weights_gb: float | None = Field(
@@ -160,27 +165,60 @@ class Scenario(BaseModel):
     context_tokens: int = Field(
         2048, ge=0, le=10_000_000, description="KV tokens read per sequence per step"
     )
+    prompt_tokens: int = Field(
+        1024, ge=1, le=10_000_000, description="tokens of one request's prompt (prefill)"
+    )
+    output_tokens: int = Field(
+        256, ge=1, le=10_000_000, description="tokens of one request's answer (decode steps)"
+    )
     kernels: int | None = Field(
         None, ge=1, le=1_000_000, description="launches per decode step (auto: layers × per layer)"
     )
-    kernels_per_layer: int = Field(10, ge=1, le=1000)
-    launch_us: float = Field(5.0, ge=0.001, le=1000, description="CPU cost of one launch τ [µs]")
-    host_ms: float = Field(0.5, ge=0, le=1000, description="per-step host work [ms]")
-    cuda_graphs: CudaGraphs = "full_and_piecewise"
+    # ---- knobs whose 'auto' (None) is the engine profile's value (model.engines.ENGINE_KNOBS)
+    kernels_per_layer: int | None = Field(None, ge=1, le=1000, description="(auto: engine's)")
+    launch_us: float | None = Field(
+        None, ge=0.001, le=1000, description="CPU cost of one launch τ [µs] (auto: engine's)"
+    )
+    host_ms: float | None = Field(
+        None, ge=0, le=1000, description="per-step host work [ms] (auto: engine's)"
+    )
+    host_us_per_seq: float | None = Field(
+        None, ge=0, le=10000, description="per-step host work per sequence [µs] (auto: engine's)"
+    )
+    cuda_graphs: CudaGraphs | None = Field(None, description="(auto: engine's)")
     launch_model: LaunchModel = "additive"
-    bw_efficiency: float = Field(1.0, ge=0.001, le=1)
-    flops_efficiency: float = Field(1.0, ge=0.001, le=1)
-    allreduce_latency_us: float = Field(
-        0.0, ge=0, le=10000, description="fixed latency of one tensor-parallel all-reduce [µs]"
+    bw_efficiency: float | None = Field(
+        None, ge=0.001, le=1, description="fraction of peak HBM bandwidth (auto: engine's)"
+    )
+    flops_efficiency: float | None = Field(
+        None, ge=0.001, le=1, description="fraction of peak FLOPS in decode (auto: engine's)"
+    )
+    prefill_efficiency: float | None = Field(
+        None, ge=0.001, le=1, description="fraction of peak FLOPS in prefill (auto: engine's)"
+    )
+    allreduce_latency_us: float | None = Field(
+        None,
+        ge=0,
+        le=10000,
+        description="fixed latency of one tensor-parallel all-reduce [µs] (auto: engine's)",
+    )
+    max_num_batched_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=10_000_000,
+        description="tokens per prefill chunk (chunked prefill) (auto: engine's)",
     )
     gpu_memory_utilization: float = Field(
         0.9, ge=0.01, le=1, description="fraction of GPU memory the server may use"
     )
-    graph_mb_per_graph: float = Field(
-        4.0, ge=0, le=100000, description="HBM taken by one captured graph [MB]"
+    graph_mb_per_graph: float | None = Field(
+        None, ge=0, le=100000, description="HBM taken by one captured graph [MB] (auto: engine's)"
     )
-    capture_s_per_graph: float = Field(
-        0.3, ge=0, le=600, description="start-up seconds to capture one CUDA graph [s]"
+    capture_s_per_graph: float | None = Field(
+        None,
+        ge=0,
+        le=600,
+        description="start-up seconds to capture one CUDA graph [s] (auto: engine's)",
     )
     loader: Loader = "safetensors"
     storage: Storage = "nvme"
@@ -198,17 +236,20 @@ class Scenario(BaseModel):
         None, ge=0, le=3600, description="cold torch.compile time [s] (auto: preset's)"
     )
     compile_cached_s: float | None = Field(
-        None, ge=0, le=3600, description="torch.compile load from a warm cache [s] (auto: preset's)"
+        None,
+        ge=0,
+        le=3600,
+        description="torch.compile load from a warm cache [s] (auto: engine's)",
     )
     process_init_s: float = Field(4.0, ge=0, le=3600)
     cuda_context_s: float = Field(6.0, ge=0, le=3600)
     allocator_s: float = Field(4.0, ge=0, le=3600)
     compile_cache: bool = False
-    capture_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] = Field(
-        default_factory=lambda: list(VLLM_CAPTURE_SIZES),
+    capture_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] | None = Field(
+        None,
         min_length=1,
         max_length=MAX_CAPTURE_SIZES,
-        description="batch sizes captured as graphs",
+        description="batch sizes captured as graphs (auto: engine's)",
     )
     sleep_level: Literal[0, 1, 2] = 0
     gpu_hour_usd: float | None = Field(None, ge=0, le=1000, description="[USD/GPU-hour]")
@@ -223,11 +264,42 @@ class Scenario(BaseModel):
 
     @field_validator("capture_sizes")
     @classmethod
-    def _strictly_increasing(cls, value: list[int]) -> list[int]:
-        for before, after in zip(value, value[1:], strict=False):
+    def _strictly_increasing(cls, value: list[int] | None) -> list[int] | None:
+        for before, after in zip(value or [], (value or [])[1:], strict=False):
             if after <= before:
                 kind = "duplicated" if after == before else "unsorted"
                 raise ValueError(f"must be strictly increasing, {kind} at {before}, {after}")
+        return value
+
+    @field_validator("engine", mode="before")
+    @classmethod
+    def _engine_known(cls, value):
+        if not isinstance(value, str):
+            raise ValueError(f"must be an engine id; accepted: {engines.accepted_engines()}")
+        return engines.normalise(value)
+
+    @field_validator("weights_dtype")
+    @classmethod
+    def _dtype_runs_here(cls, value, info):
+        hw = info.data.get("hardware")
+        if value == "fp4" and hw is not None and not ({"fp4", "fp8"} & set(hw.peak_tflops)):
+            raise ValueError(
+                f"{hw.name} cannot run fp4 weights (no FP4 or FP8 tensor cores: NVFP4/MXFP4 "
+                "need Blackwell, or Hopper's weight-only kernels); accepted here: "
+                "fp32, bf16, fp16, fp8, int8, int4"
+            )
+        return value
+
+    @field_validator("output_tokens")
+    @classmethod
+    def _request_fits_context(cls, value, info):
+        m, prompt = info.data.get("model"), info.data.get("prompt_tokens")
+        limit = getattr(m, "max_context_tokens", None)
+        if limit and prompt is not None and prompt + value > limit:
+            raise ValueError(
+                f"prompt_tokens + output_tokens = {prompt + value:,} exceeds {m.name}'s context "
+                f"of {limit:,} tokens; keep their sum at most {limit:,}"
+            )
         return value
 
     @field_validator("compile_cached_s")
@@ -237,8 +309,12 @@ class Scenario(BaseModel):
             return value
         cold = info.data.get("compile_s")
         if cold is None:
-            cold = cold_start_presets().startup.compile_s
-        if value > cold:
+            engine, m = info.data.get("engine"), info.data.get("model")
+            if engine is None or m is None:
+                return value
+            _, fig = engines.split(engine)
+            cold = fig.compile_s + fig.compile_s_per_layer * m.layers
+        if value > cold + 1e-9:
             raise ValueError(
                 f"a warm-cache compile ({value:g} s) cannot take longer than the cold compile "
                 f"compile_s ({cold:g} s); set it at most {cold:g}"
@@ -251,6 +327,68 @@ class Scenario(BaseModel):
         if isinstance(value, str) and value.strip() in {"0", "1", "2"}:
             return int(value.strip())
         return value
+
+    # ---------------------------------------------------------------- the engine's values
+
+    _raw: Scenario | None = PrivateAttr(default=None)
+
+    @property
+    def is_effective(self) -> bool:
+        """True for the scenario the core computes with (every ``auto`` knob filled in)."""
+        return self._raw is not None
+
+    @property
+    def raw(self) -> Scenario:
+        """The scenario as given (``auto`` knobs left empty): what links and YAML carry."""
+        return self if self._raw is None else self._raw
+
+    @property
+    def engine_id(self) -> str:
+        return self.engine.partition("@")[0]
+
+    @property
+    def engine_profile(self) -> engines.EngineProfile:
+        return engines.split(self.engine)[0]
+
+    @property
+    def engine_figures(self) -> engines.EngineFigures:
+        return engines.split(self.engine)[1]
+
+    def engine_defaults(self) -> dict:
+        """The engine's value of every ``auto`` knob for this model and GPU set."""
+        return engines.engine_values(
+            self.engine_figures,
+            layers=self.model.layers,
+            hidden=self.model.hidden,
+            gpus=self.gpus,
+            link_gb_s=self.hardware.interconnect_gb_s,
+        )
+
+    def from_engine(self) -> list[str]:
+        """The knobs that take the engine's value (left ``auto``)."""
+        raw = self.raw
+        return [k for k in engines.ENGINE_KNOBS if getattr(raw, k) is None]
+
+    def effective(self) -> Scenario:
+        """This scenario with every ``auto`` knob set to the engine profile's value.
+
+        The core computes with it; :attr:`raw` keeps the scenario as given, so a link made from
+        the effective scenario still leaves the engine's values to the engine. Idempotent.
+        """
+        if self._raw is not None:
+            return self
+        defaults = self.engine_defaults()
+        update = {k: defaults[k] for k in engines.ENGINE_KNOBS if getattr(self, k) is None}
+        out = super().model_copy(update=update)
+        out._raw = self
+        return out
+
+    def model_copy(self, *, update=None, deep: bool = False) -> Scenario:
+        """A copy; a variant of an effective scenario is built from its raw scenario (so a
+        variant with another engine takes that engine's values) and made effective again."""
+        if self._raw is None or not update:
+            return super().model_copy(update=update, deep=deep)
+        return self._raw.model_copy(update=update, deep=deep).effective()
 
     @property
     def bytes_per_param(self) -> float:

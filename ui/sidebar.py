@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from model import codecs
+from model.engines import ENGINE_KNOBS, engine_profiles
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
@@ -109,6 +110,18 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         on_change=_on_preset,
         args=("model",),
     )
+    profiles = engine_profiles()
+    engine_ids = list(profiles) + ([s.engine_id] if s.engine_id not in profiles else [])
+    sb.selectbox(
+        "Engine",
+        engine_ids,
+        key=_sync("w_engine", s.engine_id),
+        format_func=lambda i: profiles[i].name if i in profiles else i,
+        on_change=_on_field,
+        args=("engine",),
+        help="The serving engine whose measured overheads and efficiencies apply. 'Ideal "
+        "physics' is the datasheet upper bound the seeds' worked examples use.",
+    )
     c1, c2 = sb.columns(2)
     c1.selectbox(
         "Weights dtype",
@@ -153,6 +166,27 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         args=("context_tokens",),
         help="KV tokens read per sequence per step (0 = weights only).",
     )
+    c1, c2 = sb.columns(2)
+    c1.number_input(
+        "Prompt tokens",
+        min_value=1,
+        max_value=10_000_000,
+        step=256,
+        key=_sync("w_prompt_tokens", s.prompt_tokens),
+        on_change=_on_field,
+        args=("prompt_tokens",),
+        help="Tokens of one request's prompt: its prefill sets the time to first token.",
+    )
+    c2.number_input(
+        "Output tokens",
+        min_value=1,
+        max_value=10_000_000,
+        step=64,
+        key=_sync("w_output_tokens", s.output_tokens),
+        on_change=_on_field,
+        args=("output_tokens",),
+        help="Tokens of one request's answer: one decode step each.",
+    )
     sb.selectbox(
         "CUDA graphs",
         CUDA_GRAPHS_MODES,
@@ -162,6 +196,19 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         help="none = vLLM's enforce-eager; full_and_piecewise is vLLM's default.",
     )
     with sb.expander("Overheads and efficiencies"):
+        own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
+        if own:
+            st.caption(
+                "Set here instead of the engine's: " + ", ".join(f"`{k}`" for k in own) + "."
+            )
+            st.button(
+                "Use the engine's values",
+                key="w_engine_values",
+                on_click=state.apply_change,
+                args=([(k, "auto") for k in own],),
+            )
+        else:
+            st.caption("Every value below is the engine profile's; change one to override it.")
         a, b = st.columns(2)
         a.number_input(
             "Launch τ [µs]",
@@ -249,13 +296,33 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             args=("bw_efficiency",),
         )
         st.slider(
-            "FLOPS efficiency",
+            "FLOPS efficiency (decode)",
             floor(0.05, s.flops_efficiency),
             1.0,
             step=0.01,
             key=_sync("w_flops_efficiency", s.flops_efficiency),
             on_change=_on_field,
             args=("flops_efficiency",),
+        )
+        st.slider(
+            "FLOPS efficiency (prefill)",
+            floor(0.05, s.prefill_efficiency),
+            1.0,
+            step=0.01,
+            key=_sync("w_prefill_efficiency", s.prefill_efficiency),
+            on_change=_on_field,
+            args=("prefill_efficiency",),
+        )
+        st.number_input(
+            "All-reduce latency [µs]",
+            min_value=0.0,
+            max_value=10000.0,
+            step=1.0,
+            format="%.3g",
+            key=_sync("w_allreduce_latency_us", s.allreduce_latency_us),
+            on_change=_on_field,
+            args=("allreduce_latency_us",),
+            help="Fixed cost of one tensor-parallel all-reduce (two per layer per step).",
         )
         st.number_input(
             "HBM bandwidth [TB/s]",

@@ -80,7 +80,8 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
         pairs = []
     scenario, more = resolve(pairs, strict=False)
     st.session_state[SESSION_PARAMS] = codecs.to_params(scenario)
-    return scenario, errors + more
+    # the pages compute and show the engine's values; links and YAML keep them 'auto'
+    return scenario.effective(), errors + more
 
 
 def write_scenario(scenario: Scenario) -> None:

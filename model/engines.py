@@ -1,0 +1,264 @@
+"""Engine profiles: what a serving engine adds to the physics (SPEC 4.0, ``presets/engines.yaml``).
+
+A profile holds achieved fractions of the datasheet peaks, the host work of a step, launch and
+all-reduce costs, the engine's CUDA graph mode and capture sizes, what capture and compile cost
+at start-up and the start-up steps real servers run beside the seed's five items. Every number
+names its source. ``ideal`` is the seeds' idealised physics; the built-in default is ``vllm``.
+
+A profile has a ``version``; revisions keep the old numbers under ``previous``, so a share link
+that names ``vllm@2026.11`` keeps its numbers after the profile is revised. Nothing here imports
+the scenario: :mod:`model.scenario` resolves its ``auto`` knobs through :func:`engine_values`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from model.datafiles import PRESETS_DIR, load_file
+
+_STRICT = ConfigDict(extra="forbid", allow_inf_nan=False)
+Source = Annotated[str, Field(min_length=1, max_length=800)]
+Version = Annotated[str, Field(pattern=r"^[0-9A-Za-z][0-9A-Za-z.-]{0,31}$")]
+CudaGraphsMode = Literal["none", "piecewise", "full_decode_only", "full_and_piecewise"]
+
+DEFAULT_ENGINE = "vllm"
+#: below this GPU-to-GPU bandwidth [GB/s] the link is PCIe, not NVLink / Infinity Fabric
+PCIE_LINK_GB_S = 100.0
+
+
+def parse_sizes(value) -> list[int]:
+    """Capture sizes from a comma/space separated string or a list (``8-256/8`` ranges too)."""
+    if isinstance(value, list):
+        return [int(v) for v in value]
+    out: list[int] = []
+    for part in re.split(r"[,\s]+", str(value).strip()):
+        if not part:
+            continue
+        m = re.fullmatch(r"(\d+)-(\d+)/(\d+)", part)
+        if m:
+            lo, hi, step = (int(g) for g in m.groups())
+            out.extend(range(lo, hi + 1, step))
+        else:
+            out.append(int(part))
+    return out
+
+
+class StartupExtras(BaseModel):
+    """Start-up steps real logs show beside the seed's five items [s] (SPEC 4.0)."""
+
+    model_config = _STRICT
+    memory_profiling_s: float = Field(0.0, ge=0, le=3600)
+    kv_cache_init_s: float = Field(0.0, ge=0, le=3600)
+    warmup_s: float = Field(0.0, ge=0, le=3600)
+    p2p_check_s: float = Field(0.0, ge=0, le=3600, description="multi-GPU only")
+    kernel_jit_s: float = Field(0.0, ge=0, le=3600)
+
+
+class EngineFigures(BaseModel):
+    """One version of a profile's numbers."""
+
+    model_config = _STRICT
+    version: Version
+    bw_efficiency: float = Field(ge=0.001, le=1)
+    flops_efficiency: float = Field(ge=0.001, le=1)
+    prefill_efficiency: float = Field(ge=0.001, le=1)
+    host_ms: float = Field(ge=0, le=1000)
+    host_us_per_seq: float = Field(0.0, ge=0, le=10000)
+    launch_us: float = Field(ge=0.001, le=1000)
+    kernels_per_layer: int = Field(ge=1, le=1000)
+    allreduce_latency_us: float = Field(ge=0, le=10000)
+    allreduce_latency_pcie_us: float = Field(ge=0, le=10000)
+    cuda_graphs: CudaGraphsMode
+    capture_sizes: list[Annotated[int, Field(ge=1, le=65536)]] = Field(min_length=1, max_length=512)
+    graph_mb_per_graph: float = Field(ge=0, le=100000)
+    graph_mb_per_graph_per_khidden_per_tp: float = Field(0.0, ge=0, le=100000)
+    capture_s_per_graph: float = Field(ge=0, le=600)
+    capture_s_per_graph_per_layer: float = Field(0.0, ge=0, le=60)
+    compile_s: float = Field(ge=0, le=3600)
+    compile_s_per_layer: float = Field(0.0, ge=0, le=600)
+    compile_cached_s: float = Field(ge=0, le=3600)
+    compiles: bool = Field(True, description="runs torch.compile by default")
+    max_num_batched_tokens: int = Field(ge=1, le=10_000_000)
+    non_torch_gib: float = Field(0.0, ge=0, le=100)
+    non_torch_gib_multi_gpu: float = Field(0.0, ge=0, le=100)
+    activation_bytes_per_token_hidden: float = Field(0.0, ge=0, le=10000)
+    startup: StartupExtras = Field(default_factory=StartupExtras)
+    weights_parallel_ranks: bool = False
+    wake_fixed_s: float = Field(0.0, ge=0, le=3600)
+    wake_h2d: Literal["pinned", "pageable"] = "pinned"
+    pageable_h2d_share: float = Field(0.5, ge=0.01, le=1)
+    sources: dict[str, Source] = Field(default_factory=dict)
+
+    @field_validator("capture_sizes", mode="before")
+    @classmethod
+    def _sizes(cls, value):
+        return parse_sizes(value)
+
+    @field_validator("capture_sizes")
+    @classmethod
+    def _increasing(cls, value: list[int]) -> list[int]:
+        if any(b <= a for a, b in zip(value, value[1:], strict=False)):
+            raise ValueError("capture_sizes must be strictly increasing")
+        return value
+
+    @model_validator(mode="after")
+    def _sourced(self) -> EngineFigures:
+        if self.compile_cached_s > self.compile_s + 1e-9:
+            raise ValueError("compile_cached_s cannot exceed compile_s")
+        numeric = [
+            k
+            for k, v in self
+            if k not in ("version", "sources", "startup") and isinstance(v, int | float)
+        ]
+        missing = [k for k in numeric if k not in self.sources and not _is_zero_default(k, self)]
+        if missing:
+            raise ValueError(f"sources is missing {', '.join(missing)}")
+        return self
+
+
+def _is_zero_default(key: str, fig: EngineFigures) -> bool:
+    """Optional refinements left at their default need no source (they are off)."""
+    info = EngineFigures.model_fields[key]
+    return not info.is_required() and getattr(fig, key) == info.default
+
+
+class EngineProfile(EngineFigures):
+    """A profile: its current numbers, a name, and the numbers of earlier versions."""
+
+    id: str = ""
+    name: Annotated[str, Field(min_length=1, max_length=120)]
+    description: Annotated[str, Field(max_length=600)] = ""
+    previous: list[EngineFigures] = Field(default_factory=list)
+
+    def figures(self, version: str | None = None) -> EngineFigures:
+        """The numbers of ``version`` (the current one when None)."""
+        if version is None or version == self.version:
+            return self
+        for old in self.previous:
+            if old.version == version:
+                return old
+        raise KeyError(version)
+
+    @property
+    def versions(self) -> list[str]:
+        return [self.version] + [p.version for p in self.previous]
+
+
+@lru_cache(maxsize=1)
+def engine_profiles() -> dict[str, EngineProfile]:
+    """Every engine profile by id (``presets/engines.yaml``), validated."""
+    raw = load_file(PRESETS_DIR / "engines.yaml")
+    out = {}
+    for key, spec in raw.items():
+        if not isinstance(spec, dict):
+            raise ValueError(f"engines.yaml: {key!r} must be a mapping")
+        try:
+            out[key] = EngineProfile.model_validate({**spec, "id": key})
+        except ValidationError as exc:
+            raise ValueError(f"engines.yaml: profile {key!r} is invalid: {exc}") from None
+    if DEFAULT_ENGINE not in out or "ideal" not in out:
+        raise ValueError("engines.yaml needs the profiles 'ideal' and 'vllm'")
+    return out
+
+
+def accepted_engines() -> str:
+    return ", ".join(engine_profiles()) + " (optionally @VERSION)"
+
+
+def normalise(value: str) -> str:
+    """``id`` or ``id@version`` → ``id@version`` (the current version when none is named).
+
+    Raises ``ValueError`` naming what is accepted when the id or the version is unknown.
+    """
+    text = str(value).strip().lower()
+    ident, _, version = text.partition("@")
+    profiles = engine_profiles()
+    if ident not in profiles:
+        raise ValueError(f"unknown engine {ident[:40]!r}; accepted: {accepted_engines()}")
+    profile = profiles[ident]
+    if not version:
+        return f"{ident}@{profile.version}"
+    if version not in profile.versions:
+        raise ValueError(
+            f"engine {ident!r} has no version {version[:32]!r}; known: {', '.join(profile.versions)}"
+        )
+    return f"{ident}@{version}"
+
+
+def split(engine: str) -> tuple[EngineProfile, EngineFigures]:
+    """The profile and the figures of a normalised ``id@version``."""
+    ident, _, version = engine.partition("@")
+    profile = engine_profiles()[ident]
+    return profile, profile.figures(version or None)
+
+
+#: Scenario keys whose ``auto`` value is the engine's.
+ENGINE_KNOBS: tuple[str, ...] = (
+    "bw_efficiency",
+    "flops_efficiency",
+    "prefill_efficiency",
+    "host_ms",
+    "host_us_per_seq",
+    "launch_us",
+    "kernels_per_layer",
+    "allreduce_latency_us",
+    "cuda_graphs",
+    "capture_sizes",
+    "graph_mb_per_graph",
+    "capture_s_per_graph",
+    "compile_s",
+    "compile_cached_s",
+    "max_num_batched_tokens",
+)
+
+
+def engine_values(fig: EngineFigures, *, layers: int, hidden: int, gpus: int, link_gb_s: float):
+    """The value of every :data:`ENGINE_KNOBS` key for a model and a GPU set.
+
+    Parameters
+    ----------
+    fig : EngineFigures
+        The profile's numbers.
+    layers, hidden : int
+        The model's depth and width. [count]
+    gpus : int
+        Tensor-parallel degree. [count]
+    link_gb_s : float
+        GPU-to-GPU bandwidth per direction; below ``PCIE_LINK_GB_S`` the all-reduce latency is
+        the PCIe one. [GB/s]
+
+    Notes
+    -----
+    Graph memory per graph grows with the activations a graph keeps, ∝ hidden / TP:
+    ``graph_mb = base + per_khidden_per_tp × hidden / 1000 / gpus``. Capture and compile time grow
+    with the layers captured / traced: ``base + per_layer × layers``.
+
+    References
+    ----------
+    .. [1] ``presets/engines.yaml`` and ``presets/engines-EVIDENCE.md`` (the fits and their sources).
+    """
+    compile_s = fig.compile_s + fig.compile_s_per_layer * layers
+    return {
+        "bw_efficiency": fig.bw_efficiency,
+        "flops_efficiency": fig.flops_efficiency,
+        "prefill_efficiency": fig.prefill_efficiency,
+        "host_ms": fig.host_ms,
+        "host_us_per_seq": fig.host_us_per_seq,
+        "launch_us": fig.launch_us,
+        "kernels_per_layer": fig.kernels_per_layer,
+        "allreduce_latency_us": (
+            fig.allreduce_latency_pcie_us if link_gb_s < PCIE_LINK_GB_S else fig.allreduce_latency_us
+        ),
+        "cuda_graphs": fig.cuda_graphs,
+        "capture_sizes": list(fig.capture_sizes),
+        "graph_mb_per_graph": fig.graph_mb_per_graph
+        + fig.graph_mb_per_graph_per_khidden_per_tp * hidden / 1000 / max(gpus, 1),
+        "capture_s_per_graph": fig.capture_s_per_graph + fig.capture_s_per_graph_per_layer * layers,
+        "compile_s": compile_s if fig.compiles else 0.0,
+        "compile_cached_s": min(fig.compile_cached_s, compile_s) if fig.compiles else 0.0,
+        "max_num_batched_tokens": fig.max_num_batched_tokens,
+    }
