@@ -13,7 +13,7 @@ import numpy as np
 from model import launch, memory, roofline
 from model.memory import memory_figures
 from model.scenario import Scenario
-from model.units import BYTES_PER_PARAM, GB, MS, TERA, US, compute_dtype
+from model.units import GB, MS, TERA, US, compute_dtype
 
 ACTIVATION_BYTES = 2.0  # bf16 activations on the tensor-parallel all-reduce
 
@@ -40,12 +40,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     params = roofline.params_read(
         b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
     )
+    if s.weights_gb is None:
+        # the input embedding is not read in full (SPEC 4.0); a set weights_gb is what a step
+        # reads, as the CUDA graphs Q&A seed counts its 5.5 GiB checkpoint
+        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
     w_bytes = roofline.weights_bytes(params, bpp)
-    kv_tok = roofline.kv_bytes_per_token(
-        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
-    )
+    kv_tok = memory.kv_bytes_per_token(s)
     kv_bytes = b * s.context_tokens * kv_tok
-    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards(s.gpus, m.kv_heads)
+    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
 
     flops = roofline.step_flops(
         padded, m.active * 1e9, m.layers, m.heads, m.head_dim, s.context_tokens
@@ -68,7 +70,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
     launches = launch.launches_per_step(b, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
     t_launch = launches * s.launch_us * US
-    t_host = np.full_like(b, s.host_ms * MS)
+    t_host = s.host_ms * MS + b * s.host_us_per_seq * US
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {
@@ -88,15 +90,18 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         "t_host_s": t_host,
         "t_step_s": t_step,
         "tokens_per_s": b / t_step,
-        "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host),
+        "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host, t_comm),
     }
 
 
 def graph_mode(s: Scenario) -> str:
-    """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or vLLM's default
-    (``full_and_piecewise``) when the scenario runs eager."""
+    """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or, when the scenario
+    runs eager, its engine's default (vLLM's ``full_and_piecewise`` when that is eager too)."""
     s = s.effective()
-    return s.cuda_graphs if s.cuda_graphs != "none" else "full_and_piecewise"
+    if s.cuda_graphs != "none":
+        return s.cuda_graphs
+    own = s.engine_figures.cuda_graphs
+    return own if own != "none" else "full_and_piecewise"
 
 
 def at_batch(s: Scenario, batch: int, **update) -> dict:

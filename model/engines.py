@@ -85,7 +85,11 @@ class EngineFigures(BaseModel):
     max_num_batched_tokens: int = Field(ge=1, le=10_000_000)
     non_torch_gib: float = Field(0.0, ge=0, le=100)
     non_torch_gib_multi_gpu: float = Field(0.0, ge=0, le=100)
-    activation_bytes_per_token_hidden: float = Field(0.0, ge=0, le=10000)
+    max_num_seqs: int = Field(1024, ge=1, le=100000)
+    max_num_seqs_small_gpu: int = Field(256, ge=1, le=100000)
+    small_gpu_gib: float = Field(70, ge=0, le=10000)
+    sampler_bytes_per_seq_vocab: float = Field(0.0, ge=0, le=1000)
+    max_num_batched_tokens_small_gpu: int | None = Field(None, ge=1, le=10_000_000)
     startup: StartupExtras = Field(default_factory=StartupExtras)
     weights_parallel_ranks: bool = False
     wake_fixed_s: float = Field(0.0, ge=0, le=3600)
@@ -107,8 +111,6 @@ class EngineFigures(BaseModel):
 
     @model_validator(mode="after")
     def _sourced(self) -> EngineFigures:
-        if self.compile_cached_s > self.compile_s + 1e-9:
-            raise ValueError("compile_cached_s cannot exceed compile_s")
         numeric = [
             k
             for k, v in self
@@ -216,7 +218,15 @@ ENGINE_KNOBS: tuple[str, ...] = (
 )
 
 
-def engine_values(fig: EngineFigures, *, layers: int, hidden: int, gpus: int, link_gb_s: float):
+def engine_values(
+    fig: EngineFigures,
+    *,
+    layers: int,
+    hidden: int,
+    gpus: int,
+    link_gb_s: float,
+    memory_gib: float = 80.0,
+):
     """The value of every :data:`ENGINE_KNOBS` key for a model and a GPU set.
 
     Parameters
@@ -230,6 +240,9 @@ def engine_values(fig: EngineFigures, *, layers: int, hidden: int, gpus: int, li
     link_gb_s : float
         GPU-to-GPU bandwidth per direction; below ``PCIE_LINK_GB_S`` the all-reduce latency is
         the PCIe one. [GB/s]
+    memory_gib : float
+        GPU memory; below the profile's ``small_gpu_gib`` the engine's smaller prefill chunk
+        applies (vLLM: 2048 tokens instead of 8192). [GiB]
 
     Notes
     -----
@@ -251,7 +264,9 @@ def engine_values(fig: EngineFigures, *, layers: int, hidden: int, gpus: int, li
         "launch_us": fig.launch_us,
         "kernels_per_layer": fig.kernels_per_layer,
         "allreduce_latency_us": (
-            fig.allreduce_latency_pcie_us if link_gb_s < PCIE_LINK_GB_S else fig.allreduce_latency_us
+            fig.allreduce_latency_pcie_us
+            if link_gb_s < PCIE_LINK_GB_S
+            else fig.allreduce_latency_us
         ),
         "cuda_graphs": fig.cuda_graphs,
         "capture_sizes": list(fig.capture_sizes),
@@ -260,5 +275,9 @@ def engine_values(fig: EngineFigures, *, layers: int, hidden: int, gpus: int, li
         "capture_s_per_graph": fig.capture_s_per_graph + fig.capture_s_per_graph_per_layer * layers,
         "compile_s": compile_s if fig.compiles else 0.0,
         "compile_cached_s": min(fig.compile_cached_s, compile_s) if fig.compiles else 0.0,
-        "max_num_batched_tokens": fig.max_num_batched_tokens,
+        "max_num_batched_tokens": (
+            fig.max_num_batched_tokens_small_gpu
+            if fig.max_num_batched_tokens_small_gpu and memory_gib < fig.small_gpu_gib
+            else fig.max_num_batched_tokens
+        ),
     }

@@ -20,8 +20,10 @@ from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: th
     launch_figures,
     sweep,
 )
+from model.engines import ENGINE_KNOBS
 from model.knobs import knobs
 from model.memory import memory_figures  # noqa: F401 - part of this module's API
+from model.request import request_figures
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import GB, GIB, MS, TERA, US, compute_dtype
 
@@ -37,6 +39,7 @@ def evaluate(s: Scenario) -> dict:
     t_step = float(one["t_step_s"])
     return {
         "scenario": s.scenario,
+        "engine": engine_section(s),
         "roofline": {
             "compute_dtype": cdtype,
             "peak_tflops": hw.peak_tflops[cdtype],
@@ -66,6 +69,27 @@ def evaluate(s: Scenario) -> dict:
         "launch": launch_figures(s),
         "memory": memory_figures(s),
         "cold_start": cold_start(s),
+        "request": request_figures(s),
+    }
+
+
+def engine_section(s: Scenario) -> dict:
+    """The engine profile in effect: its id, version and name, and every knob it can set with
+    the value in effect and where it comes from (``engine`` or ``scenario``)."""
+    s = s.effective()
+    profile = s.engine_profile
+    auto = set(s.from_engine())
+    knobs_in_effect = {}
+    for key in ENGINE_KNOBS:
+        value = getattr(s, key)
+        knobs_in_effect[key] = ",".join(map(str, value)) if isinstance(value, list) else value
+    return {
+        "id": s.engine_id,
+        "version": s.engine.partition("@")[2],
+        "name": profile.name,
+        "knobs": knobs_in_effect,
+        "from_engine": sorted(auto),
+        "set_by_scenario": sorted(set(ENGINE_KNOBS) - auto),
     }
 
 

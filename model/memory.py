@@ -6,7 +6,7 @@ import numpy as np
 
 from model import launch, roofline
 from model.scenario import Scenario
-from model.units import BYTES_PER_PARAM, GB
+from model.units import BYTES_PER_PARAM, GB, GIB
 
 
 def kv_shards(gpus, kv_heads):
@@ -19,6 +19,42 @@ def kv_shards(gpus, kv_heads):
        tp > num_key_value_heads).
     """
     return max(1, min(int(gpus), int(kv_heads)))
+
+
+def kv_bytes_per_token(s: Scenario) -> float:
+    """KV-cache bytes per token of the scenario's model [B]: heads × head_dim (K and V), or the
+    latent with multi-head latent attention (SPEC 4.0; DeepSeek-V3)."""
+    m, kv_b = s.model, BYTES_PER_PARAM[s.kv_dtype]
+    if m.kv_lora_rank:
+        return roofline.kv_bytes_per_token_mla(
+            m.layers, m.kv_lora_rank, m.qk_rope_head_dim or 0, kv_b
+        )
+    return float(roofline.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, kv_b))
+
+
+def kv_shards_of(s: Scenario) -> int:
+    """GPUs the scenario's KV cache is split over (an MLA latent is replicated on every rank)."""
+    return 1 if s.model.kv_lora_rank else kv_shards(s.gpus, s.model.kv_heads)
+
+
+def engine_reserve_bytes(s: Scenario) -> float:
+    """HBM per GPU the engine keeps beside weights, graphs and KV cache [B]: memory outside
+    PyTorch (CUDA context, NCCL and all-reduce buffers) and the activation peak of its
+    profiling run, dominated by the sampler's logits (max_num_seqs × vocab, fp32 copies).
+
+    References
+    ----------
+    .. [1] ``presets/engines.yaml`` (vllm: non_torch_gib, sampler_bytes_per_seq_vocab), fitted
+       on https://github.com/llm-d/llm-d-benchmark/blob/main/config_explorer/empirical-vllm-memory-results.md
+    """
+    fig = s.engine_figures
+    non_torch = fig.non_torch_gib + (fig.non_torch_gib_multi_gpu if s.gpus > 1 else 0.0)
+    seqs = (
+        fig.max_num_seqs
+        if s.hardware.memory_gb >= fig.small_gpu_gib
+        else fig.max_num_seqs_small_gpu
+    )
+    return non_torch * GIB + seqs * s.model.vocab * fig.sampler_bytes_per_seq_vocab
 
 
 def usable_bytes_per_gpu(memory, utilization, weights_per_gpu, graph_memory):
@@ -54,38 +90,48 @@ def max_batch(usable_per_gpu, kv_bytes_per_seq_per_gpu):
 
 
 def memory_figures(s: Scenario, batch=None) -> dict:
-    """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``)."""
+    """Weights, KV and graph memory and the largest batch that fits (SPEC 4.1 ``memory``).
+
+    GPU memory is what the device reports: an "80 GB" H100 holds 80 GiB (SPEC 4.0), so the
+    capacity is ``memory_gb`` GiB; the other sizes stay decimal GB, and ``*_gib`` keys say GiB.
+    """
     s = s.effective()
     m, hw = s.model, s.hardware
     batch = s.batch if batch is None else batch
     weights = s.weights_bytes
-    kv_tok = roofline.kv_bytes_per_token(
-        m.layers, m.kv_heads, m.head_dim, BYTES_PER_PARAM[s.kv_dtype]
-    )
-    shards = kv_shards(s.gpus, m.kv_heads)
+    kv_tok = kv_bytes_per_token(s)
+    shards = kv_shards_of(s)
     graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
     graph_mem = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
-    usable = usable_bytes_per_gpu(
-        hw.memory_gb * GB, s.gpu_memory_utilization, weights / s.gpus, graph_mem
-    )
-    ctx = max(s.context_tokens, 1)
-    fit = int(max_batch(usable, kv_tok * ctx / shards))
+    capacity = hw.memory_gb * GIB
+    reserve = engine_reserve_bytes(s)
     weights_per_gpu = weights / s.gpus
+    usable = usable_bytes_per_gpu(capacity, s.gpu_memory_utilization, weights_per_gpu, graph_mem)
+    kv_budget = float(usable) - reserve
+    ctx = max(s.context_tokens, 1)
+    fit = int(max_batch(kv_budget, kv_tok * ctx / shards))
+    cache_tokens = int(max(kv_budget, 0.0) * shards // kv_tok)
     return {
         "weights_gb": weights / GB,
         # weights_gb, when set, fixes the size whatever the dtype: say so beside the figures
         "weights_gb_set": s.weights_gb is not None,
         "weights_dtype_gb": m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype] / GB,
         "weights_per_gpu_gb": weights_per_gpu / GB,
+        "weights_per_gpu_gib": weights_per_gpu / GIB,
         "kv_bytes_per_token": float(kv_tok),
         "kv_gb": batch * s.context_tokens * kv_tok / GB,
         "kv_per_gpu_gb": batch * s.context_tokens * kv_tok / shards / GB,
         "graph_memory_gb": graph_mem / GB,
-        "hbm_per_gpu_gb": hw.memory_gb,
-        "usable_per_gpu_gb": hw.memory_gb * s.gpu_memory_utilization,
-        "kv_budget_per_gpu_gb": float(usable) / GB,
+        "graph_memory_gib": graph_mem / GIB,
+        "engine_reserve_gb": reserve / GB,
+        "hbm_per_gpu_gib": hw.memory_gb,
+        "hbm_per_gpu_gb": capacity / GB,
+        "usable_per_gpu_gb": capacity * s.gpu_memory_utilization / GB,
+        "kv_budget_per_gpu_gb": kv_budget / GB,
+        "kv_cache_gib_per_gpu": max(kv_budget, 0.0) / GIB,
+        "kv_cache_tokens": cache_tokens,
         "weights_fit": bool(
-            weights_per_gpu + graph_mem <= hw.memory_gb * GB * s.gpu_memory_utilization
+            weights_per_gpu + graph_mem + reserve <= capacity * s.gpu_memory_utilization
         ),
         "max_batch": fit,
         "batch_fits": bool(batch <= fit),

@@ -83,6 +83,33 @@ def params_read(batch, params, active_params, experts=None, experts_per_token=No
     return shared + experts_touched(b, experts, experts_per_token) * per_expert
 
 
+def embedding_params_skipped(vocab, hidden, tied):
+    """Parameters of the input-embedding table a decode step does not read [count].
+
+    A step looks up only the rows of its batch's tokens (B × hidden, negligible) while the
+    output head (vocab × hidden) is read in full; with tied embeddings both are one table, read
+    once as the head, so nothing is skipped.
+
+    References
+    ----------
+    .. [1] SPEC 4.0: weights read per decode step exclude the input-embedding table.
+    """
+    return 0.0 if tied else float(vocab) * float(hidden)
+
+
+def kv_bytes_per_token_mla(layers, kv_lora_rank, qk_rope_head_dim, kv_bytes):
+    """KV-cache bytes per token with multi-head latent attention: one latent of
+    ``kv_lora_rank`` plus the shared rope key per layer, ``layers × (rank + rope) × bytes``.
+
+    References
+    ----------
+    .. [1] DeepSeek-AI, "DeepSeek-V2" (2024), section 2.1.3: the cache holds the compressed
+       latent c_KV (d_c = 512) and the decoupled key k_R (d_R = 64) per token and layer;
+       DeepSeek-V3 config.json: kv_lora_rank 512, qk_rope_head_dim 64.
+    """
+    return float(layers) * (kv_lora_rank + qk_rope_head_dim) * kv_bytes
+
+
 def kv_bytes_per_token(layers, kv_heads, head_dim, kv_bytes):
     """KV-cache bytes per token: ``2 × layers × kv_heads × head_dim × kv bytes`` (K and V).
 
@@ -237,23 +264,26 @@ def step_time(t_gpu, t_launch, t_host, launch_model="additive"):
     return t_gpu + t_launch + t_host
 
 
-def bound(t_memory, t_compute, t_gpu, t_overhead):
-    """Which term limits the step: ``memory``, ``compute`` or ``overhead``.
+def bound(t_memory, t_compute, t_gpu, t_overhead, t_comm=0.0):
+    """Which term limits the step: ``memory``, ``compute``, ``communication`` or ``overhead``.
 
-    ``overhead`` when launch + host time exceeds the GPU time; otherwise the larger roofline
-    term. Returns an array of strings.
+    ``overhead`` when launch + host time exceeds the GPU time; otherwise the largest of the
+    roofline terms and the tensor-parallel all-reduce (8×RTX 4090 over PCIe at a large batch
+    waits on the all-reduce more than on HBM). Returns an array of strings.
 
     References
     ----------
     .. [1] Seed: *The roofline flips*, "The bottleneck moves from HBM to orchestration".
     """
-    t_memory, t_compute, t_gpu, t_overhead = np.broadcast_arrays(
+    t_memory, t_compute, t_gpu, t_overhead, t_comm = np.broadcast_arrays(
         np.asarray(t_memory, float),
         np.asarray(t_compute, float),
         np.asarray(t_gpu, float),
         np.asarray(t_overhead, float),
+        np.asarray(t_comm, float),
     )
     roof = np.where(t_compute > t_memory, "compute", "memory")
+    roof = np.where(t_comm > np.maximum(t_memory, t_compute), "communication", roof)
     return np.where(t_overhead > t_gpu, "overhead", roof)
 
 

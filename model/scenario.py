@@ -362,6 +362,7 @@ class Scenario(BaseModel):
             hidden=self.model.hidden,
             gpus=self.gpus,
             link_gb_s=self.hardware.interconnect_gb_s,
+            memory_gib=self.hardware.memory_gb,
         )
 
     def from_engine(self) -> list[str]:

@@ -1,0 +1,143 @@
+"""Prefill and one request: TTFT, TPOT, end-to-end latency and request throughput (SPEC 4.0).
+
+Prefill runs the prompt through the same roofline as decode: the FLOPs of every prompt token
+(2 × active params, plus causal attention over the tokens before it) against the weights read
+once per chunk and the KV cache read and written. Engines that chunk prefill
+(``max_num_batched_tokens``) read the weights once per chunk; each chunk is one engine step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from model import launch, memory, roofline
+from model.decode import ACTIVATION_BYTES, at_batch
+from model.scenario import Scenario
+from model.units import GB, MS, TERA, US, compute_dtype
+
+
+def chunk_sizes(prompt_tokens: int, chunk: int) -> np.ndarray:
+    """Tokens of each prefill chunk: full chunks of ``chunk`` then the remainder [tokens]."""
+    n = -(-int(prompt_tokens) // int(chunk))
+    sizes = np.full(n, float(chunk))
+    sizes[-1] = prompt_tokens - chunk * (n - 1)
+    return sizes
+
+
+def prefill_flops(tokens, start, active_params, layers, heads, head_dim):
+    """FLOPs of prefilling ``tokens`` prompt tokens that follow ``start`` earlier ones [FLOP].
+
+    ``2 × active × t`` for the weight GEMMs plus causal attention: token i attends to
+    ``start + i`` earlier tokens and itself, 4 FLOP per head dimension (Q·Kᵀ and A·V), so
+    ``4 × layers × heads × head_dim × t × (start + (t + 1) / 2)``.
+
+    Parameters
+    ----------
+    tokens, start : numeric
+        Tokens in the chunk and tokens before it. [tokens]
+    active_params : float
+        Active parameters per token. [count]
+    layers, heads, head_dim : int
+        From the model's config. [count]
+
+    References
+    ----------
+    .. [1] Kaplan et al., "Scaling Laws for Neural Language Models" (2020), table 1: forward
+       pass ≈ 2N + 2 n_layer n_ctx d_attn FLOPs per token; causal masking halves the context.
+    .. [2] SPEC 4.0: prefill FLOPs = 2 × active params × prompt tokens plus attention.
+    """
+    t = np.asarray(tokens, dtype=float)
+    ctx = np.asarray(start, dtype=float) + (t + 1.0) / 2.0
+    return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * t * ctx
+
+
+def request_figures(s: Scenario) -> dict:
+    """The ``request`` section of ``whatif eval --json`` (SPEC 4.0).
+
+    Each prefill chunk is ``max(t_compute, t_memory) + t_comm`` on the GPU at the engine's
+    prefill efficiency, with its launches overlapped (a long GPU step hides the CPU's launch
+    queue; launches count only when they exceed it). TTFT at light load = prefill + one host
+    step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``).
+    End-to-end = TTFT + (output_tokens − 1) × TPOT. ``requests_per_s`` at the scenario's batch:
+    each request costs its prefill alone on the GPU plus its share (1 / batch) of its
+    ``output_tokens`` decode steps.
+
+    References
+    ----------
+    .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens".
+    .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
+    """
+    s = s.effective()
+    hw, m = s.hardware, s.model
+    sizes = chunk_sizes(s.prompt_tokens, s.max_num_batched_tokens)
+    starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
+    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
+    peak = hw.peak_tflops[cdtype] * TERA
+    bw = hw.hbm_bandwidth_tb_s * 1e12
+
+    params = roofline.params_read(
+        sizes, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    if s.weights_gb is None:
+        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
+    w_bytes = roofline.weights_bytes(params, s.bytes_per_param)
+    kv_tok = memory.kv_bytes_per_token(s)
+    kv_bytes = (starts + sizes) * kv_tok  # earlier chunks' KV read, this chunk's written
+    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
+    flops = prefill_flops(sizes, starts, m.active * 1e9, m.layers, m.heads, m.head_dim)
+
+    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
+    t_comm = roofline.allreduce_time(
+        sizes,
+        m.hidden,
+        m.layers,
+        s.gpus,
+        hw.interconnect_gb_s * GB,
+        s.allreduce_latency_us * US,
+        ACTIVATION_BYTES,
+    )
+    t_gpu = np.maximum(t_cmp, t_mem) + t_comm
+    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
+    launches = launch.launches_per_step(sizes, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
+    t_launch = launches * s.launch_us * US
+    t_chunk = np.maximum(t_gpu, t_launch)
+    prefill_s = float(t_chunk.sum())
+    host_s = len(sizes) * s.host_ms * MS
+    ttft_s = prefill_s + host_s
+
+    decode = at_batch(s, s.batch)
+    tpot_s = decode["t_step_s"]
+    e2e_s = ttft_s + (s.output_tokens - 1) * tpot_s
+    per_request_s = ttft_s + s.output_tokens * tpot_s / s.batch
+    terms = {
+        "compute": float(t_cmp.sum()),
+        "memory": float(t_mem.sum()),
+        "communication": float(t_comm.sum()),
+    }
+    roof = max(terms, key=terms.get)
+    overhead = float(t_launch.sum()) + host_s
+    total_flops = float(flops.sum())
+    total_bytes = float(bytes_per_gpu.sum()) * s.gpus
+    return {
+        "prompt_tokens": s.prompt_tokens,
+        "output_tokens": s.output_tokens,
+        "prefill_chunks": len(sizes),
+        "prefill_chunk_tokens": int(sizes[0]),
+        "prefill_ms": prefill_s / MS,
+        "prefill_t_compute_ms": terms["compute"] / MS,
+        "prefill_t_memory_ms": terms["memory"] / MS,
+        "prefill_t_comm_ms": terms["communication"] / MS,
+        "prefill_t_launch_ms": float(t_launch.sum()) / MS,
+        "prefill_bound": "overhead" if overhead > prefill_s else roof,
+        "prefill_flops": total_flops,
+        "prefill_arithmetic_intensity": total_flops / total_bytes,
+        "prefill_attained_tflops": total_flops / s.gpus / prefill_s / TERA,
+        "prefill_tokens_per_s": s.prompt_tokens / prefill_s,
+        "ttft_ms": ttft_s / MS,
+        "tpot_ms": tpot_s / MS,
+        "e2e_s": e2e_s,
+        "requests_per_s": 1.0 / per_request_s,
+        "output_tokens_per_s": s.output_tokens / per_request_s,
+        "batch": s.batch,
+    }
