@@ -105,7 +105,7 @@ def to_params(s: Scenario) -> list[tuple[str, str]]:
 
 def to_query(s: Scenario) -> str:
     """The URL query string of the scenario (without the leading ``?``)."""
-    return urlencode(to_params(s), quote_via=quote, safe=",")
+    return urlencode(to_params(s), quote_via=quote, safe=",@")
 
 
 def to_url(s: Scenario, page: str | None = None, base: str = DEFAULT_BASE_URL) -> str:

@@ -104,7 +104,7 @@ def test_url_and_presets(capsys):
         == 0
     )
     assert capsys.readouterr().out.strip() == (
-        "http://h:1/Roofline?scenario=seed-3b-4090&weights_dtype=int4"
+        "http://h:1/Roofline?scenario=seed-3b-4090&engine=ideal@2026.11&weights_dtype=int4"
     )
     assert main(["presets"]) == 0
     listing = capsys.readouterr().out
@@ -126,7 +126,7 @@ BAD = [
     ("cuda_graphs=sometimes", "cuda_graphs"),
     ("capture_sizes=8,4", "capture_sizes"),
     ("capture_sizes=1,1", "capture_sizes"),
-    ("capture_sizes=", "capture_sizes"),
+    ("capture_sizes=0", "capture_sizes"),
     ("capture_sizes=1,x", "capture_sizes"),
     ("hardware.peak_tflops.fp3=1", "fp3"),
     ("model.kv_heads=999", "kv_heads"),
@@ -141,7 +141,13 @@ BAD = [
     ("launch_us=nan", "launch_us"),
     ("kernels=-1", "kernels"),
     ("kernels=lots", "kernels"),
-    ("cuda_graphs=", "cuda_graphs"),
+    ("cuda_graphs=fast", "cuda_graphs"),
+    ("engine=tgi", "engine"),
+    ("engine=vllm@1999", "engine"),
+    ("prompt_tokens=0", "prompt_tokens"),
+    ("output_tokens=-3", "output_tokens"),
+    ("output_tokens=200000", "context"),
+    ("weights_dtype=fp4 hardware=a100-80gb", "fp4"),
     ("weights_gb=0", "weights_gb"),
     ("capture_s_per_graph=-0.1", "capture_s_per_graph"),
     # issue 4's bad input: concurrency, loader, tier, item seconds, sleep level
@@ -157,13 +163,14 @@ BAD = [
     ("compile_s=-2", "compile_s"),
     ("storage_gb_s=0", "storage_gb_s"),
     ("compile_cache=maybe", "compile_cache"),
-    ("compile_cached_s=30", "cannot take longer than the cold compile"),
+    ("compile_cached_s=300", "cannot take longer than the cold compile"),
 ]
 
 
 @pytest.mark.parametrize(("setting", "named"), BAD)
 def test_bad_input_exits_2_with_one_line(setting, named, capsys):
-    assert main(["eval", "--set", setting]) == 2
+    args = [a for part in setting.split(" ") for a in ("--set", part)]
+    assert main(["eval", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("whatif: error: ")
     assert named in err
