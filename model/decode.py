@@ -48,13 +48,30 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     kv_tok = memory.kv_bytes_per_token(s)
     kv_bytes = b * s.context_tokens * kv_tok
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
+    # mixture-of-experts engines read expert weights through grouped / fused-MoE kernels that
+    # reach a lower share of the bandwidth, and pay routing work per MoE layer (engine profile)
+    fig = s.engine_figures
+    moe = bool(m.experts) and fig.moe_bw_efficiency is not None and s.bw_efficiency_auto
+    expert_bytes = (
+        roofline.weights_bytes(
+            roofline.expert_params_read(
+                b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+            ),
+            bpp,
+        )
+        / s.gpus
+        if moe
+        else 0.0
+    )
 
     flops = roofline.step_flops(
         padded, m.active * 1e9, m.layers, m.heads, m.head_dim, s.context_tokens
     )
     flops_per_gpu = flops / s.gpus
 
-    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
+    t_mem = roofline.memory_time(bytes_per_gpu - expert_bytes, bw, s.bw_efficiency)
+    if moe:
+        t_mem = t_mem + roofline.memory_time(expert_bytes, bw, fig.moe_bw_efficiency)
     t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
     t_comm = roofline.allreduce_time(
         padded,
@@ -71,6 +88,8 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     launches = launch.launches_per_step(b, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
     t_launch = launches * s.launch_us * US
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
+    if m.experts:
+        t_host = t_host + m.layers * fig.moe_us_per_layer * US
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {

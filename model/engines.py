@@ -68,6 +68,8 @@ class EngineFigures(BaseModel):
     prefill_efficiency: float = Field(ge=0.001, le=1)
     host_ms: float = Field(ge=0, le=1000)
     host_us_per_seq: float = Field(0.0, ge=0, le=10000)
+    moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
+    moe_us_per_layer: float = Field(0.0, ge=0, le=10000)
     launch_us: float = Field(ge=0.001, le=1000)
     kernels_per_layer: int = Field(ge=1, le=1000)
     allreduce_latency_us: float = Field(ge=0, le=10000)

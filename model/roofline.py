@@ -83,6 +83,21 @@ def params_read(batch, params, active_params, experts=None, experts_per_token=No
     return shared + experts_touched(b, experts, experts_per_token) * per_expert
 
 
+def expert_params_read(batch, params, active_params, experts, experts_per_token):
+    """The routed-expert part of :func:`params_read`: ``experts_touched(B) × per_expert``
+    [count] (zero for a dense model).
+
+    References
+    ----------
+    .. [1] SPEC 4.1, mixture-of-experts models.
+    """
+    b = np.asarray(batch, dtype=float)
+    if not experts or not experts_per_token or experts <= experts_per_token:
+        return np.zeros_like(b)
+    per_expert = (params - active_params) / (experts - experts_per_token)
+    return experts_touched(b, experts, experts_per_token) * per_expert
+
+
 def embedding_params_skipped(vocab, hidden, tied):
     """Parameters of the input-embedding table a decode step does not read [count].
 

@@ -365,6 +365,11 @@ class Scenario(BaseModel):
             memory_gib=self.hardware.memory_gb,
         )
 
+    @property
+    def bw_efficiency_auto(self) -> bool:
+        """True when the bandwidth efficiency is the engine's (its MoE refinement applies)."""
+        return self.raw.bw_efficiency is None
+
     def from_engine(self) -> list[str]:
         """The knobs that take the engine's value (left ``auto``)."""
         raw = self.raw
