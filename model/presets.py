@@ -12,6 +12,7 @@ from pydantic import ValidationError, model_validator
 
 from model.cold_start_presets import ColdStartPresets, cold_start_presets  # noqa: F401 - API
 from model.datafiles import PRESETS_DIR, load_file  # noqa: F401 - PRESETS_DIR is API
+from model.engines import engine_profiles
 from model.errors import ScenarioError
 from model.scenario import HardwareSpec, ModelSpec
 
@@ -119,5 +120,6 @@ def all_preset_ids() -> dict[str, list[str]]:
         "model": sorted(model_presets()),
         "storage": sorted(cold_start_presets().storage),
         "loader": sorted(cold_start_presets().loaders),
+        "engine": sorted(engine_profiles()),
         "scenario": scenario_names(),
     }
