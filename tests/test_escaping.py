@@ -121,7 +121,9 @@ HOSTILE = resolve(
 
 
 def every_figure(s):
-    """Every figure the three lens pages build for ``s``, as the pages build them."""
+    """Every figure the three lens pages build for ``s``, as the pages build them (the pages
+    get the effective scenario: every ``auto`` knob filled in from the engine profile)."""
+    s = s.effective()
     rl = roofline_lens(s)
     rf = rl["figures"]["roofline"]
     yield roofline_charts.roofline_figure(

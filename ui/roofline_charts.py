@@ -14,6 +14,7 @@ from ui.text import plotly_text
 def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_dtype: str):
     """Log-log roofline: one roof per dtype the part has, the batch sweep's operating points
     (GPU time, and the whole step with launch + host), the current batch marked."""
+    s = s.effective()  # the efficiencies may be 'auto' (the engine's) in a raw scenario
     hw = s.hardware
     bw = hw.hbm_bandwidth_tb_s * 1e12
     ai = sw["arithmetic_intensity"]
