@@ -56,7 +56,7 @@ def test_every_page_runs_every_named_scenario(page, name):
     shown = metrics(at)
     assert shown[HEADLINE[page]]
     if "Bound" in shown or page != "pages/3_Cold_start.py":
-        assert shown["Bound"] in {"memory", "compute", "overhead"}
+        assert shown["Bound"] in {"memory", "compute", "communication", "overhead"}
     assert not at.warning
 
 
@@ -472,3 +472,50 @@ def test_formulas_are_built_only_when_their_panel_is_open(page, key):
     at.session_state[key] = True
     at.run()
     assert not at.exception and len(at.latex) >= 3
+
+
+def _assumption(at) -> str:
+    return next(c.value for c in at.caption if "profile" in c.value or "upper bounds" in c.value)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_names_the_engine_and_switches_to_ideal_in_one_click(page):
+    at = open_page(page, scenario="llama-8b-1xh100")
+    line = _assumption(at)
+    assert "vLLM V1 engine" in line and "one click away" in line
+    if page != COLD:
+        assert "80 % of HBM bandwidth" in line and "ms host work per step" in line
+    before = metrics(at)
+    at.button(key="w_engine_switch").click().run()
+    assert not at.exception
+    assert _param(at, "engine") == IDEAL
+    assert _param(at, "scenario") == "llama-8b-1xh100"
+    assert "datasheet upper bounds" in _assumption(at)
+    assert metrics(at) != before
+    # and back: from ideal physics the button offers the default engine
+    at.button(key="w_engine_switch").click().run()
+    assert _param(at, "engine") == VLLM
+
+
+def test_the_assumption_line_lists_the_scenarios_own_knobs_and_the_sources():
+    at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090")
+    line = _assumption(at)
+    assert "datasheet upper bounds" in line and "100 % of HBM bandwidth" in line
+    assert "set by this scenario instead" in line
+    # the sources, escaped plain text: no link, no markup survives
+    sources = " ".join(m.value for m in at.markdown)
+    assert "bw\\_efficiency" in sources and "T\\_HBM \\= bytes" in sources
+
+
+def test_the_roofline_page_shows_one_request():
+    at = open_page("pages/1_Roofline.py", scenario="llama-8b-1xh100", engine="ideal")
+    shown = metrics(at)
+    for label in ("TTFT", "Prefill", "Prefill bound", "TPOT", "End-to-end", "Requests/s"):
+        assert shown[label], label
+    assert shown["Prefill bound"] == "compute"
+    home = metrics(open_page("app.py", scenario="llama-8b-1xh100", engine="ideal"))
+    assert (home["TTFT"], home["TPOT"], home["End-to-end"]) == (
+        shown["TTFT"],
+        shown["TPOT"],
+        shown["End-to-end"],
+    )
