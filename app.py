@@ -3,18 +3,19 @@
 import streamlit as st
 
 from model.evaluate import summary
-from ui.layout import fmt, scenario_caption
+from ui.layout import assumption_line, bound_metric, fmt, request_metrics, scenario_caption
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
 s = page_scenario("home", defer=True)
 figures = summary(s)
-dec, mem, rf, lf, cs = (
+dec, mem, rf, lf, cs, req = (
     figures["decode"],
     figures["memory"],
     figures["roofline"],
     figures["launch"],
     figures["cold_start"],
+    figures["request"],
 )
 
 st.title("Inference What-If Explorer")
@@ -34,11 +35,17 @@ if not mem["weights_fit"]:
 c = st.columns(5)
 c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
 c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms")
-c[2].metric("Bound", dec["bound"])
+bound_metric(c[2], dec["bound"])
 c[3].metric(
     "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
+st.caption(
+    f"One request of {req['prompt_tokens']:,} prompt and {req['output_tokens']:,} output tokens "
+    f"at batch {s.batch:,}:"
+)
+request_metrics(req, full=False)
+assumption_line(s)
 draw_sidebar()  # after the first metrics: their deltas leave first
 st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")
 

@@ -7,21 +7,32 @@ import streamlit as st
 from model.evaluate import roofline_lens
 from ui import roofline_charts
 from ui.formulas import roofline_formulas
+from ui.layout import (
+    assumption_line,
+    bound_metric,
+    downloads,
+    fit_warning,
+    fmt,
+    lazy_tabs,
+    request_metrics,
+    scenario_caption,
+    weights_size_notice,
+)
 from ui.layout import breakdown as breakdown_table
-from ui.layout import downloads, fit_warning, fmt, lazy_tabs, scenario_caption, weights_size_notice
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
 s = page_scenario("roofline", defer=True)
 lens = roofline_lens(s)
-fig, dec, mem, rf = (
+fig, dec, mem, rf, req = (
     lens["figures"],
     lens["figures"]["decode"],
     lens["figures"]["memory"],
     lens["figures"]["roofline"],
+    lens["figures"]["request"],
 )
 
-st.title("Roofline of decode")
+st.title("Roofline of decode and prefill")
 scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
 fit_warning(mem, s)
 
@@ -35,7 +46,7 @@ c[2].metric(
     f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
     f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms",
 )
-c[3].metric("Bound", dec["bound"])
+bound_metric(c[3], dec["bound"])
 c[4].metric(
     "AI vs ridge",
     f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
@@ -52,6 +63,8 @@ st.caption(
     f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
     f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
 )
+request_metrics(req)
+assumption_line(s)
 
 table = pd.DataFrame(lens["seed_table"])
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
@@ -76,11 +89,18 @@ if tabs[0].open:
                 lens["current_index"],
                 rf["ridge_flop_per_byte"],
                 rf["compute_dtype"],
+                req,
             ),
             width="stretch",
         )
         right.plotly_chart(
-            roofline_charts.step_composition_figure(lens["sweep"], s.batch, lens["ridge_batch"]),
+            roofline_charts.step_composition_figure(
+                lens["sweep"],
+                s.batch,
+                lens["ridge_batch"],
+                mem["max_batch"],
+                None if s.cuda_graphs == "none" else max(s.capture_sizes),
+            ),
             width="stretch",
         )
 if tabs[1].open:
@@ -125,6 +145,6 @@ if tabs[2].open:
 if tabs[3].open:
     with tabs[3]:
         sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
-        breakdown = breakdown_table(fig, ("roofline", "decode", "memory"))
+        breakdown = breakdown_table(fig, ("roofline", "decode", "request", "memory"))
         downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

@@ -8,8 +8,9 @@ from model.evaluate import launch_lens
 from ui import launch_charts
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
-from ui.layout import breakdown as breakdown_table
 from ui.layout import (
+    assumption_line,
+    bound_metric,
     downloads,
     fit_warning,
     fmt,
@@ -18,6 +19,7 @@ from ui.layout import (
     share,
     weights_size_notice,
 )
+from ui.layout import breakdown as breakdown_table
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -89,13 +91,14 @@ c[2].metric(
     f"{lf['graph_memory_gb']:.2f} GB per GPU.",
 )
 c[3].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), help="This scenario, as configured.")
-c[4].metric("Bound", dec["bound"])
+bound_metric(c[4], dec["bound"])
 st.caption(
     f"Launch tax {share(lf['launch_tax_of_gpu_time'])} of the GPU time "
     f"({lf['launch_share_of_eager_step']:.0%} of the eager step) · capture "
     f"{lf['capture_s']:.1f} s and {lf['graph_memory_gb']:.2f} GB per GPU · max batch "
     f"{mem['max_batch']:,} with graphs, {lf['max_batch_without_graphs']:,} without"
 )
+assumption_line(s)
 
 modes = pd.DataFrame(lens["mode_table"])
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
@@ -138,6 +141,7 @@ if tabs[0].open:
                 s.batch,
                 s.capture_sizes,
                 lens["grid_waste"],
+                mem["max_batch"],
             ),
             width="stretch",
         )

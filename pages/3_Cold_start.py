@@ -10,8 +10,8 @@ from ui import cold_charts
 from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
-from ui.layout import breakdown as breakdown_table
 from ui.layout import (
+    assumption_line,
     downloads,
     fit_warning,
     lazy_tabs,
@@ -19,6 +19,7 @@ from ui.layout import (
     scenario_caption,
     weights_size_notice,
 )
+from ui.layout import breakdown as breakdown_table
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -87,6 +88,7 @@ c[4].metric(
     help=f"torch.compile {cs['compile_s']:,.1f} s ({'cached' if s.compile_cache else 'cold'}) "
     f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs)",
 )
+assumption_line(s, focus="cold_start")
 weights_size_notice(
     lens["memory"], s, "item 4, its read and copy times and the loading timeline use it"
 )

@@ -1,13 +1,17 @@
 """AppTest: every page with every named scenario, the URL binding, and bad links (SPEC 5–7)."""
 
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model.engines import normalise
 from model.presets import scenario_names
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the engines as links name them (id@version)
+IDEAL, VLLM = normalise("ideal"), normalise("vllm")
 PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
 #: a metric every run of the page must show (the page's headline)
 HEADLINE = {
@@ -52,7 +56,7 @@ def test_every_page_runs_every_named_scenario(page, name):
     shown = metrics(at)
     assert shown[HEADLINE[page]]
     if "Bound" in shown or page != "pages/3_Cold_start.py":
-        assert shown["Bound"] in {"memory", "compute", "overhead"}
+        assert shown["Bound"] in {"memory", "compute", "communication", "overhead"}
     assert not at.warning
 
 
@@ -93,7 +97,6 @@ def test_weights_that_do_not_fit_warn_but_still_show_figures():
         ({"x": "a" * 10_000}, ["4096"]),
         ({"capture_sizes": "8,4,4"}, ["capture\\_sizes"]),
         ({"capture_sizes": "0,8"}, ["capture\\_sizes"]),
-        ({"capture_sizes": ""}, ["capture\\_sizes"]),
         ({"capture_sizes": ",".join(str(i) for i in range(1, 514))}, ["capture\\_sizes"]),
         ({"launch_us": "0"}, ["launch\\_us"]),
         ({"launch_us": "-2"}, ["launch\\_us"]),
@@ -145,16 +148,33 @@ def test_picking_hardware_drops_that_kinds_overrides():
 def test_picking_a_scenario_resets_the_overrides():
     at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090", batch="4")
     at.selectbox(key="w_scenario").set_value("llama-8b-1xh100").run()
-    assert {k: at.query_params[k] for k in at.query_params} in (
-        {"scenario": "llama-8b-1xh100"},
-        {"scenario": ["llama-8b-1xh100"]},
-    )
+    # the link always names the engine and its version (the scenario's vLLM profile)
+    assert {k: _param(at, k) for k in at.query_params} == {
+        "scenario": "llama-8b-1xh100",
+        "engine": VLLM,
+    }
+
+
+def link_parts(link: str) -> tuple[str, list[tuple[str, str]]]:
+    """A share link's path and its decoded key=value pairs, in order."""
+    parts = urlsplit(link)
+    return parts.path, parse_qsl(parts.query, keep_blank_values=True)
 
 
 def test_share_link_reproduces_the_view():
     at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090", weights_dtype="int4")
-    link = at.sidebar.code[0].value
-    assert link.endswith("/Roofline?scenario=seed-3b-4090&weights_dtype=int4")
+    path, pairs = link_parts(at.sidebar.code[0].value)
+    assert path.endswith("/Roofline")
+    # the seed pins the ideal engine; the link names it with its version
+    assert pairs == [("scenario", "seed-3b-4090"), ("engine", IDEAL), ("weights_dtype", "int4")]
+
+
+def test_an_empty_capture_sizes_link_means_the_engines_sizes():
+    at = open_page("pages/2_Launch_overhead.py", capture_sizes="")
+    assert not at.warning
+    _, pairs = link_parts(at.sidebar.code[0].value)
+    assert "capture_sizes" not in dict(pairs)  # left to the engine
+    assert metrics(at)["Graphs captured"] == metrics(open_page(LAUNCH))["Graphs captured"]
 
 
 LAUNCH = "pages/2_Launch_overhead.py"
@@ -224,8 +244,9 @@ def test_weights_size_override_widget():
     at.number_input(key="w_weights_gb").set_value(None).run()
     assert not at.exception
     assert at.query_params["weights_gb"] in ("auto", ["auto"])
-    # params × 0.5 for INT4: 7.62 B × 0.5 = 3.81 GB → 3.81 ms at 1 TB/s, + 2.15 ms of launches
-    assert metrics(at)["Step, eager"] == "5.960 ms"
+    # params × 0.5 for INT4, less the input embedding decode does not read (152,064 × 3,584
+    # = 0.545 B): 7.07 B × 0.5 = 3.54 GB → 3.54 ms at 1 TB/s, + 2.15 ms of launches
+    assert metrics(at)["Step, eager"] == "5.688 ms"
 
 
 COLD = "pages/3_Cold_start.py"
@@ -369,11 +390,14 @@ def test_a_reconnect_changes_nothing_else():
         "bw_efficiency": "0.873",
     }
     at = after_reconnect(ROOFLINE, lambda at: at.number_input(key="w_batch").set_value(2), **query)
-    assert {k: _param(at, k) for k in at.query_params} == query | {"batch": "2"}
+    assert {k: _param(at, k) for k in at.query_params} == query | {"batch": "2", "engine": IDEAL}
     at = after_reconnect(
         ROOFLINE, lambda at: at.selectbox(key="w_scenario").set_value("llama-8b-1xh100"), **query
     )
-    assert {k: _param(at, k) for k in at.query_params} == {"scenario": "llama-8b-1xh100"}
+    assert {k: _param(at, k) for k in at.query_params} == {
+        "scenario": "llama-8b-1xh100",
+        "engine": VLLM,
+    }
 
 
 @pytest.mark.parametrize(
@@ -404,9 +428,13 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
     assert any("140.0 GB of weights" in c.value for c in at.caption)
     assert not [c.value for c in at.caption if "`weights_gb`" in c.value]
     # the share link carries only the dtype: the seed's 70 B parameters are the base's
-    assert at.sidebar.code[0].value.endswith(
-        "/Cold_start?scenario=seed-70b-fp8-cold-start&weights_dtype=bf16"
-    )
+    path, pairs = link_parts(at.sidebar.code[0].value)
+    assert path.endswith("/Cold_start")
+    assert pairs == [
+        ("scenario", "seed-70b-fp8-cold-start"),
+        ("engine", IDEAL),
+        ("weights_dtype", "bf16"),
+    ]
     # the caption says the model is not the preset's 70.55 B
     assert any("params\\_b 70\\, the preset\\'s 70\\.55" in c.value for c in at.caption)
 
@@ -444,3 +472,50 @@ def test_formulas_are_built_only_when_their_panel_is_open(page, key):
     at.session_state[key] = True
     at.run()
     assert not at.exception and len(at.latex) >= 3
+
+
+def _assumption(at) -> str:
+    return next(c.value for c in at.caption if "profile" in c.value or "upper bounds" in c.value)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_names_the_engine_and_switches_to_ideal_in_one_click(page):
+    at = open_page(page, scenario="llama-8b-1xh100")
+    line = _assumption(at)
+    assert "vLLM V1 engine" in line and "one click away" in line
+    if page != COLD:
+        assert "80 % of HBM bandwidth" in line and "ms host work per step" in line
+    before = metrics(at)
+    at.button(key="w_engine_switch").click().run()
+    assert not at.exception
+    assert _param(at, "engine") == IDEAL
+    assert _param(at, "scenario") == "llama-8b-1xh100"
+    assert "datasheet upper bounds" in _assumption(at)
+    assert metrics(at) != before
+    # and back: from ideal physics the button offers the default engine
+    at.button(key="w_engine_switch").click().run()
+    assert _param(at, "engine") == VLLM
+
+
+def test_the_assumption_line_lists_the_scenarios_own_knobs_and_the_sources():
+    at = open_page("pages/1_Roofline.py", scenario="seed-3b-4090")
+    line = _assumption(at)
+    assert "datasheet upper bounds" in line and "100 % of HBM bandwidth" in line
+    assert "set by this scenario instead" in line
+    # the sources, escaped plain text: no link, no markup survives
+    sources = " ".join(m.value for m in at.markdown)
+    assert "bw\\_efficiency" in sources and "T\\_HBM \\= bytes" in sources
+
+
+def test_the_roofline_page_shows_one_request():
+    at = open_page("pages/1_Roofline.py", scenario="llama-8b-1xh100", engine="ideal")
+    shown = metrics(at)
+    for label in ("TTFT", "Prefill", "Prefill bound", "TPOT", "End-to-end", "Requests/s"):
+        assert shown[label], label
+    assert shown["Prefill bound"] == "compute"
+    home = metrics(open_page("app.py", scenario="llama-8b-1xh100", engine="ideal"))
+    assert (home["TTFT"], home["TPOT"], home["End-to-end"]) == (
+        shown["TTFT"],
+        shown["TPOT"],
+        shown["End-to-end"],
+    )

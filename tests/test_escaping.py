@@ -121,20 +121,30 @@ HOSTILE = resolve(
 
 
 def every_figure(s):
-    """Every figure the three lens pages build for ``s``, as the pages build them."""
+    """Every figure the three lens pages build for ``s``, as the pages build them (the pages
+    get the effective scenario: every ``auto`` knob filled in from the engine profile)."""
+    s = s.effective()
     rl = roofline_lens(s)
     rf = rl["figures"]["roofline"]
+    mem = rl["figures"]["memory"]
     yield roofline_charts.roofline_figure(
-        s, rl["sweep"], rl["current_index"], rf["ridge_flop_per_byte"], rf["compute_dtype"]
+        s,
+        rl["sweep"],
+        rl["current_index"],
+        rf["ridge_flop_per_byte"],
+        rf["compute_dtype"],
+        rl["figures"]["request"],
     )
-    yield roofline_charts.step_composition_figure(rl["sweep"], s.batch, rl["ridge_batch"])
+    yield roofline_charts.step_composition_figure(
+        rl["sweep"], s.batch, rl["ridge_batch"], mem["max_batch"], max(s.capture_sizes)
+    )
     yield roofline_charts.memory_figure(rl["figures"]["memory"])
     ll = launch_lens(s)
     lf = ll["figures"]["launch"]
     yield launch_charts.timeline_figure(ll["timeline"], s.host_ms * 1e-3, s.launch_model)
     yield launch_charts.timeline_figure(ll["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12)
     yield launch_charts.mode_sweep_figure(
-        ll["grid"], ll["modes"], s.batch, s.capture_sizes, ll["grid_waste"]
+        ll["grid"], ll["modes"], s.batch, s.capture_sizes, ll["grid_waste"], mem["max_batch"]
     )
     yield launch_charts.launch_share_figure(
         ll["share"], lf["kernels"], s.launch_us, s.hardware.hbm_bandwidth_tb_s

@@ -79,6 +79,39 @@ def log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[di
     return shape, note
 
 
+def unfit_band(max_batch: int | None, top: float, lo: float = 1.0) -> tuple[list, list]:
+    """A grey band over the batches that do not fit in memory (batch > ``max_batch``) on a
+    log batch axis that ends at ``top``, with its label; nothing when every batch fits."""
+    if max_batch is None or max_batch >= top:
+        return [], []
+    x0 = max(float(max_batch), lo)
+    shape = {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x0,
+        "x1": float(top),
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": "rgba(128,128,128,0.18)",
+        "line": {"width": 0},
+        "layer": "below",
+    }
+    note = {
+        "x": float(np.log10(top)),
+        "y": 0.5,
+        "xref": "x",
+        "yref": "paper",
+        "text": "does not fit in HBM"
+        + (f" (batch > {max_batch:,})" if max_batch else " (the weights alone)"),
+        "showarrow": False,
+        "xanchor": "right",
+        "textangle": -90,
+        "font": {"size": 11, "color": "dimgrey"},
+    }
+    return [shape], [note]
+
+
 def as_list(a) -> list:
     return np.asarray(a, dtype=float).round(9).tolist()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.units import MS
-from ui.chart_common import COLORS, base_layout, figure, log_vline, segments
+from ui.chart_common import COLORS, base_layout, figure, log_vline, segments, unfit_band
 from ui.text import duration, plotly_text
 
 LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
@@ -173,10 +173,13 @@ MODE_COLORS = {
 }
 
 
-def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, waste):
+def mode_sweep_figure(
+    grid, modes: dict, current_batch: int, capture_sizes, waste, max_batch: int | None = None
+):
     """Top: step time per generated token across the batch for every graphs mode (the padding
     steps and the eager fallback above the largest bucket show as jumps). Bottom: the padding
-    waste of each batch under the scenario's buckets."""
+    waste of each batch under the scenario's buckets. The batches over ``max_batch`` (they do
+    not fit in HBM) are shaded."""
     b = np.asarray(grid, dtype=float)
     data = []
     for mode, sw in modes.items():
@@ -218,6 +221,7 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
         {"color": "grey", "dash": "dot", "width": 1},
         yanchor="bottom",
     )
+    band, band_notes = unfit_band(max_batch, float(b[-1]), float(b[0]))
     layout = base_layout(
         "Step time per generated token, per graphs mode",
         height=620,
@@ -233,8 +237,8 @@ def mode_sweep_figure(grid, modes: dict, current_batch: int, capture_sizes, wast
             "range": [0, 100],
             "anchor": "x",
         },
-        shapes=[shape, shape2],
-        annotations=[note, note2],
+        shapes=[*band, shape, shape2],
+        annotations=[*band_notes, note, note2],
         legend_rows=1,
     )
     return figure(data, layout)

@@ -8,9 +8,13 @@ import pandas as pd
 import streamlit as st
 
 from model import codecs
+from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, engine_profiles
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
+from ui import state
 from ui.text import duration, md_escape, share  # noqa: F401 - re-exported for the pages
+
+IDEAL_ENGINE = "ideal"
 
 
 def _flat(prefix: str, value) -> dict:
@@ -63,6 +67,170 @@ def scenario_caption(s: Scenario, *details: str) -> None:
             ]
         )
     )
+
+
+def _short(value: float) -> str:
+    """1.0, 0.5, 0.125, 12: one decimal at least, at most three significant digits."""
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.3g}"
+
+
+def assumptions(s: Scenario, focus: str = "decode") -> str:
+    """The assumption line's text (markdown, escaped): the engine profile in effect and the
+    values of it the page's figures use. ``focus`` is ``decode`` (efficiencies, host work,
+    launches, all-reduce) or ``cold_start`` (graphs mode, capture and compile times)."""
+    s = s.effective()
+    ideal = s.engine_id == IDEAL_ENGINE
+    if focus == "cold_start":
+        compile_text = (
+            f"torch.compile {_short(s.compile_s)} s cold, {_short(s.compile_cached_s)} s cached"
+            if s.compile_s
+            else "no torch.compile"
+        )
+        items = [
+            f"{md_escape(s.cuda_graphs)} CUDA graphs",
+            f"{s.capture_s_per_graph:.3g} s per graph capture",
+            compile_text,
+        ]
+    else:
+        host = f"{_short(s.host_ms)} ms host work per step"
+        if s.host_us_per_seq:
+            host += f" + {s.host_us_per_seq:g} µs per sequence"
+        if ideal and s.bw_efficiency == 1 and s.flops_efficiency == 1:
+            peaks = "100 % of HBM bandwidth and of peak FLOPS"
+        else:
+            peaks = (
+                f"{s.bw_efficiency:.0%} of HBM bandwidth, {s.flops_efficiency:.0%} of peak FLOPS "
+                f"in decode and {s.prefill_efficiency:.0%} in prefill"
+            ).replace("%", " %")
+        items = [
+            peaks,
+            host,
+            f"{s.launch_us:g} µs per launch",
+            f"{s.allreduce_latency_us:g} µs per all-reduce"
+            if s.allreduce_latency_us
+            else "no all-reduce latency",
+        ]
+    name = md_escape(s.engine_profile.name)
+    if ideal:
+        text = f"**{name}**: datasheet upper bounds, not a prediction — " + ", ".join(items)
+    else:
+        text = f"**{name}** profile: " + ", ".join(items)
+    own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
+    if own:
+        text += " · set by this scenario instead: " + ", ".join(md_escape(k) for k in own)
+    return text
+
+
+def assumption_line(s: Scenario, focus: str = "decode") -> None:
+    """The line under a page's headline metrics: which engine profile the figures assume and
+    its efficiencies, with a one-click switch to ideal physics (or, from ideal, to the default
+    engine) and the profile's sources as plain text."""
+    s = s.effective()
+    ideal = s.engine_id == IDEAL_ENGINE
+    if ideal:
+        target = DEFAULT_ENGINE
+        tail = " — a real engine is slower:"
+        label = f"use the {md_escape(engine_profiles()[DEFAULT_ENGINE].name)} profile"
+    else:
+        target = IDEAL_ENGINE
+        tail = " — ideal physics is one click away:"
+        label = "switch to ideal physics"
+    row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.caption(assumptions(s, focus) + tail, width="content")
+    row.button(
+        label,
+        key=state.watch_widget("w_engine_switch", False),
+        type="tertiary",
+        icon=":material/swap_horiz:",
+        on_click=state.apply_change,
+        args=([("engine", target)],),
+        help=f"Sets engine={target}: the other settings stay as they are.",
+    )
+    with row.popover("Sources", icon=":material/menu_book:", type="tertiary"):
+        engine_sources(s)
+
+
+def engine_sources(s: Scenario) -> None:
+    """The profile's description and the source of every number, as plain (escaped) text."""
+    profile, figures = s.engine_profile, s.engine_figures
+    version = s.engine.partition("@")[2]
+    head = f"**{md_escape(profile.name)}**, version {md_escape(version)}"
+    if version != profile.version:
+        head += f" (an earlier version; the current one is {md_escape(profile.version)})"
+    st.markdown(head)
+    if profile.description:
+        st.caption(md_escape(profile.description))
+    st.markdown(
+        "\n".join(f"- {md_escape(key)}: {md_escape(text)}" for key, text in figures.sources.items())
+    )
+
+
+#: what each value of ``decode.bound`` / ``request.prefill_bound`` means (a metric's help)
+BOUND_HELP = {
+    "memory": "Reading the weights and the KV cache from HBM takes longest.",
+    "compute": "The FLOPs take longest: the step is past the ridge point.",
+    "communication": "The tensor-parallel all-reduce takes longer than the HBM reads and the "
+    "FLOPs: faster links or fewer GPUs help more than quantising.",
+    "overhead": "Launches and host work take longer than the GPU's work: the GPU waits for "
+    "the CPU (CUDA graphs and a lighter host loop help).",
+}
+
+
+def bound_metric(col, bound: str, label: str = "Bound") -> None:
+    """A bound as a metric, its meaning as the help (memory, compute, communication, overhead)."""
+    col.metric(label, bound, help=BOUND_HELP.get(bound))
+
+
+def request_metrics(req: dict, full: bool = True) -> None:
+    """One request's latency and throughput (the ``request`` section): TTFT, TPOT, end-to-end
+    latency and requests/s; with ``full`` also the prefill time and its bound."""
+    chunks = req["prefill_chunks"]
+    split = (
+        f"compute {req['prefill_t_compute_ms']:.2f} ms, memory {req['prefill_t_memory_ms']:.2f} "
+        f"ms, all-reduce {req['prefill_t_comm_ms']:.2f} ms, launches "
+        f"{req['prefill_t_launch_ms']:.2f} ms"
+    )
+    chunking = (
+        f"{req['prompt_tokens']:,} prompt tokens in {chunks} chunks of up to "
+        f"{req['prefill_chunk_tokens']:,}"
+        if chunks > 1
+        else f"{req['prompt_tokens']:,} prompt tokens in one chunk"
+    )
+    items = [
+        (
+            "TTFT",
+            duration(req["ttft_ms"] / 1e3),
+            f"Time to first token at light load: the prefill ({chunking}) plus one host step "
+            "per chunk.",
+        ),
+    ]
+    if full:
+        items += [
+            ("Prefill", duration(req["prefill_ms"] / 1e3), f"{chunking}: {split}."),
+            ("Prefill bound", req["prefill_bound"], BOUND_HELP.get(req["prefill_bound"])),
+        ]
+    items += [
+        (
+            "TPOT",
+            duration(req["tpot_ms"] / 1e3),
+            f"Time per output token: one decode step at batch {req['batch']:,}.",
+        ),
+        (
+            "End-to-end",
+            duration(req["e2e_s"]),
+            f"TTFT + ({req['output_tokens']:,} − 1) × TPOT for {req['output_tokens']:,} output "
+            "tokens.",
+        ),
+        (
+            "Requests/s",
+            fmt(req["requests_per_s"]),
+            f"At batch {req['batch']:,}: each request's prefill alone on the GPU plus its share "
+            f"of {req['output_tokens']:,} decode steps ({fmt(req['output_tokens_per_s'])} "
+            "output tok/s).",
+        ),
+    ]
+    for col, (label, value, help_text) in zip(st.columns(len(items)), items, strict=True):
+        col.metric(label, value, help=help_text)
 
 
 def weights_size_notice(mem: dict, s: Scenario, figures: str) -> None:

@@ -7,18 +7,30 @@ import numpy as np
 
 from model.scenario import Scenario
 from model.units import MS, TERA
-from ui.chart_common import COLORS, as_list, base_layout, figure, log_vline
+from ui.chart_common import COLORS, as_list, base_layout, figure, log_vline, unfit_band
 from ui.text import plotly_text
 
 
-def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_dtype: str):
+def roofline_figure(
+    s: Scenario,
+    sw: dict,
+    current: int,
+    ridge: float,
+    compute_dtype: str,
+    request: dict | None = None,
+):
     """Log-log roofline: one roof per dtype the part has, the batch sweep's operating points
-    (GPU time, and the whole step with launch + host), the current batch marked."""
+    (GPU time, and the whole step with launch + host), the current batch marked, and the
+    prefill of one prompt as its own operating point (``request``: the ``request`` section)."""
+    s = s.effective()  # the efficiencies may be 'auto' (the engine's) in a raw scenario
     hw = s.hardware
     bw = hw.hbm_bandwidth_tb_s * 1e12
     ai = sw["arithmetic_intensity"]
-    lo = max(min(float(np.min(ai)) / 3, 0.1), 1e-3)
-    hi = max(float(np.max(ai)) * 3, ridge * 6, 1e3)
+    points = [float(np.min(ai)), float(np.max(ai))]
+    if request is not None:
+        points.append(float(request["prefill_arithmetic_intensity"]))
+    lo = max(min(min(points) / 3, 0.1), 1e-3)
+    hi = max(max(points) * 3, ridge * 6, 1e3)
     data = []
 
     def roof(peak_tflops: float, bandwidth: float) -> tuple[list, list]:
@@ -94,6 +106,26 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
             "marker": {"size": 16, "symbol": "star", "color": "crimson"},
         }
     )
+    if request is not None:
+        tokens = int(request["prompt_tokens"])
+        chunks = int(request["prefill_chunks"])
+        label = f"prefill ({tokens:,} tokens)"
+        data.append(
+            {
+                "type": "scatter",
+                "x": [float(request["prefill_arithmetic_intensity"])],
+                "y": [float(request["prefill_attained_tflops"])],
+                "mode": "markers+text",
+                "name": label,
+                "text": [label],
+                "textposition": "bottom right",
+                "marker": {"size": 15, "symbol": "diamond", "color": COLORS["compute"]},
+                "hovertemplate": "prefill of "
+                + f"{tokens:,} tokens"
+                + (f" in {chunks} chunks" if chunks > 1 else "")
+                + "<br>AI %{x:.4g} FLOP/B<br>%{y:.4g} TFLOPS<extra></extra>",
+            }
+        )
     shape, note = log_vline(
         ridge,
         f"ridge {ridge:.0f} FLOP/B ({plotly_text(compute_dtype)})",
@@ -101,7 +133,7 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
         yanchor="bottom",
     )
     layout = base_layout(
-        "Roofline of decode",
+        "Roofline of decode and prefill" if request is not None else "Roofline of decode",
         legend_rows=3,
         xaxis={"type": "log", "title": {"text": "arithmetic intensity [FLOP/byte]"}},
         yaxis={"type": "log", "title": {"text": "attainable per GPU [TFLOPS]"}},
@@ -111,9 +143,17 @@ def roofline_figure(s: Scenario, sw: dict, current: int, ridge: float, compute_d
     return figure(data, layout)
 
 
-def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | None):
+def step_composition_figure(
+    sw: dict,
+    current_batch: int,
+    ridge_batch: float | None,
+    max_batch: int | None = None,
+    largest_capture: int | None = None,
+):
     """Stacked step time per batch (memory / compute / all-reduce / launch / host), tok/s on a
-    second axis, the ridge batch and the current batch marked."""
+    second axis, the ridge batch and the current batch marked; the batches over ``max_batch``
+    (they do not fit in HBM) shaded, and the largest captured size marked (above it the step
+    runs eager)."""
     b = as_list(sw["batch"])
     roof = sw["t_gpu_s"] - sw["t_comm_s"]
     mem_bound = sw["t_memory_s"] >= sw["t_compute_s"]
@@ -152,17 +192,24 @@ def step_composition_figure(sw: dict, current_batch: int, ridge_batch: float | N
             "hovertemplate": "batch %{x:.0f}<br>%{y:,.0f} tok/s<extra></extra>",
         }
     )
-    shapes, notes = [], []
-    for x, text, line in [
-        (current_batch, f"batch {current_batch}", {"color": "crimson", "width": 1.5}),
+    shapes, notes = unfit_band(max_batch, float(sw["batch"][-1]), float(sw["batch"][0]))
+    for x, text, line, anchor in [
+        (current_batch, f"batch {current_batch}", {"color": "crimson", "width": 1.5}, "top"),
         (
             ridge_batch,
             f"ridge ≈ batch {ridge_batch or 0:.0f}",
             {"color": "black", "dash": "dash", "width": 1},
+            "top",
+        ),
+        (
+            largest_capture,
+            f"largest capture size {largest_capture}",
+            {"color": "grey", "dash": "dot", "width": 1},
+            "bottom",
         ),
     ]:
         if x is not None:
-            shape, note = log_vline(x, text, line)
+            shape, note = log_vline(x, text, line, yanchor=anchor)
             shapes.append(shape)
             notes.append(note)
     layout = base_layout(
@@ -188,14 +235,17 @@ def memory_figure(mem: dict):
     total = mem["hbm_per_gpu_gb"]
     usable = mem["usable_per_gpu_gb"]
     kv = mem["kv_per_gpu_gb"]
-    free = max(usable - mem["weights_per_gpu_gb"] - mem["graph_memory_gb"] - kv, 0.0)
+    reserve = mem.get("engine_reserve_gb", 0.0)
+    free = max(usable - mem["weights_per_gpu_gb"] - mem["graph_memory_gb"] - reserve - kv, 0.0)
     parts = [
         ("weights", mem["weights_per_gpu_gb"], COLORS["memory"]),
         ("CUDA graphs", mem["graph_memory_gb"], COLORS["launch"]),
+        ("engine (activations, non-torch)", reserve, COLORS["host"]),
         ("KV cache (this batch)", kv, COLORS["compute"]),
         ("free for more KV", free, "#D3D3D3"),
         ("reserved (1 − utilisation)", total - usable, "#EEEEEE"),
     ]
+    parts = [part for part in parts if part[1] > 0 or part[0] in ("weights", "free for more KV")]
     data = [
         {
             "type": "bar",
@@ -234,7 +284,9 @@ def memory_figure(mem: dict):
                 "xref": "x",
                 "yref": "paper",
                 "showarrow": False,
-                "text": f"{total:g} GB",
+                "text": f"{mem['hbm_per_gpu_gib']:g} GiB = {total:.1f} GB"
+                if "hbm_per_gpu_gib" in mem
+                else f"{total:g} GB",
                 "yanchor": "bottom",
             }
         ],
