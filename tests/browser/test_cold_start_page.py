@@ -49,7 +49,10 @@ def test_share_link_matches_the_cli(page, app_url):
         assert charts.count() == charts_in_tab, tab
         assert_no_exception(page)
     share = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
-    assert share.strip().endswith(f"/Cold_start?scenario={SEED}&loader=runai_streamer")
+    # the link names the engine and its version (a seed pins the ideal physics)
+    assert share.strip().endswith(
+        f"/Cold_start?scenario={SEED}&engine=ideal@2026.11&loader=runai_streamer"
+    )
 
 
 def test_compile_cache_toggle_rewrites_the_url(page, app_url):

@@ -43,7 +43,9 @@ def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     page.get_by_role("tab", name="The ten knobs").click()
     page.get_by_text("remove --enforce-eager").wait_for(timeout=WAIT_MS)
     share = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
-    assert share.strip().endswith("/Launch_overhead?scenario=seed-qa-awq-5.5gib")
+    assert share.strip().endswith(
+        "/Launch_overhead?scenario=seed-qa-awq-5.5gib&engine=ideal@2026.11"
+    )
 
 
 def test_link_with_overrides_matches_the_cli(page, app_url):
