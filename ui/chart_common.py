@@ -98,16 +98,16 @@ def unfit_band(max_batch: int | None, top: float, lo: float = 1.0) -> tuple[list
         "layer": "below",
     }
     note = {
-        "x": float(np.log10(top)),
-        "y": 0.5,
+        "x": float(np.log10(x0 * float(top)) / 2),  # the band's middle on the log axis
+        "y": 0.55,
         "xref": "x",
         "yref": "paper",
         "text": "does not fit in HBM"
-        + (f" (batch > {max_batch:,})" if max_batch else " (the weights alone)"),
+        + (f"<br>(batch > {max_batch:,})" if max_batch else "<br>(not even the weights)"),
         "showarrow": False,
-        "xanchor": "right",
-        "textangle": -90,
+        "xanchor": "center",
         "font": {"size": 11, "color": "dimgrey"},
+        "bgcolor": "rgba(255,255,255,0.75)",
     }
     return [shape], [note]
 

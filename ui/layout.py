@@ -12,7 +12,7 @@ from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, engine_profiles
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 from ui import state
-from ui.text import duration, md_escape, share  # noqa: F401 - re-exported for the pages
+from ui.text import duration, latency, md_escape, share  # noqa: F401 - re-exported for the pages
 
 IDEAL_ENGINE = "ideal"
 
@@ -106,9 +106,9 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
             peaks,
             host,
             f"{s.launch_us:g} µs per launch",
-            f"{s.allreduce_latency_us:g} µs per all-reduce"
+            f"{s.allreduce_latency_us:g} µs per all\u2011reduce"
             if s.allreduce_latency_us
-            else "no all-reduce latency",
+            else "no all\u2011reduce latency",
         ]
     name = md_escape(s.engine_profile.name)
     if ideal:
@@ -148,6 +148,11 @@ def assumption_line(s: Scenario, focus: str = "decode") -> None:
     )
     with row.popover("Sources", icon=":material/menu_book:", type="tertiary"):
         engine_sources(s)
+
+
+def _knob_order(key: str) -> tuple[int, str]:
+    """The scenario's knobs first, in their order, then the profile's other fields."""
+    return (ENGINE_KNOBS.index(key), "") if key in ENGINE_KNOBS else (len(ENGINE_KNOBS), key)
 
 
 def engine_sources(s: Scenario) -> None:
@@ -199,25 +204,25 @@ def request_metrics(req: dict, full: bool = True) -> None:
     items = [
         (
             "TTFT",
-            duration(req["ttft_ms"] / 1e3),
+            latency(req["ttft_ms"] / 1e3),
             f"Time to first token at light load: the prefill ({chunking}) plus one host step "
             "per chunk.",
         ),
     ]
     if full:
         items += [
-            ("Prefill", duration(req["prefill_ms"] / 1e3), f"{chunking}: {split}."),
+            ("Prefill", latency(req["prefill_ms"] / 1e3), f"{chunking}: {split}."),
             ("Prefill bound", req["prefill_bound"], BOUND_HELP.get(req["prefill_bound"])),
         ]
     items += [
         (
             "TPOT",
-            duration(req["tpot_ms"] / 1e3),
+            latency(req["tpot_ms"] / 1e3),
             f"Time per output token: one decode step at batch {req['batch']:,}.",
         ),
         (
             "End-to-end",
-            duration(req["e2e_s"]),
+            latency(req["e2e_s"]),
             f"TTFT + ({req['output_tokens']:,} − 1) × TPOT for {req['output_tokens']:,} output "
             "tokens.",
         ),

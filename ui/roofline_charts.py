@@ -118,7 +118,7 @@ def roofline_figure(
                 "mode": "markers+text",
                 "name": label,
                 "text": [label],
-                "textposition": "bottom right",
+                "textposition": "bottom left",
                 "marker": {"size": 15, "symbol": "diamond", "color": COLORS["compute"]},
                 "hovertemplate": "prefill of "
                 + f"{tokens:,} tokens"

@@ -53,3 +53,12 @@ def duration(seconds: float) -> str:
     if seconds < 1:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds:,.3g} s" if seconds < 1000 else f"{seconds:,.0f} s"
+
+
+def latency(seconds: float) -> str:
+    """A latency with three significant digits, trailing zeros kept so figures side by side
+    read alike: 13.0 ms, 23.5 ms, 1.60 ms, 3.34 s, 135 ms."""
+    value, unit = (seconds * 1e3, "ms") if seconds < 0.9995 else (seconds, "s")
+    if value >= 100:
+        return f"{value:,.0f} {unit}"
+    return f"{value:#.3g} {unit}"

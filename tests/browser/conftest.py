@@ -289,3 +289,13 @@ def restart_server_under(page, server: StreamlitServer, timeout_ms: int = WAIT_M
     expect(probe).to_be_disabled(timeout=timeout_ms)
     server.start()
     expect(probe).to_be_enabled(timeout=timeout_ms)
+
+
+def share_link(page) -> tuple[str, list[tuple[str, str]]]:
+    """The sidebar's share link as its path and its decoded key=value pairs, in order (the
+    link always names the engine as ``id@version``, percent-encoded or not)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    text = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
+    parts = urlsplit(text.strip())
+    return parts.path, parse_qsl(parts.query, keep_blank_values=True)

@@ -21,7 +21,7 @@ def test_hostile_names_show_literally(page, app_url, tmp_path):
     values = open_page(page, f"{app_url}/Roofline?{query}")
     assert values["Aggregate tok/s"]
     page.locator('[data-testid="stPlotlyChart"]').nth(1).wait_for(state="visible", timeout=WAIT_MS)
-    # the page's own scenario caption (the sidebar has captions too, some in closed expanders)
+    # the page's first caption (the sidebar holds captions of its own)
     caption = page.locator('[data-testid="stMain"] [data-testid="stCaptionContainer"]').first
     text = caption.inner_text().replace(WORD_JOINER, "")
     assert MODEL_NAME in text and HARDWARE_NAME in text, text
