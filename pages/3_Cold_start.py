@@ -71,8 +71,19 @@ else:
     )
 c = st.columns(5)
 c[0].metric("1 Process init", f"{cs['process_init_s']:,.1f} s")
-c[1].metric("2 CUDA context", f"{cs['cuda_context_s']:,.1f} s")
-c[2].metric("3 Allocator", f"{cs['allocator_s']:,.1f} s")
+sub = cs["sublines"]
+c[1].metric(
+    "2 CUDA context",
+    f"{cs['cuda_context_s']:,.1f} s",
+    help=f"context {s.cuda_context_s:g} s + P2P check {sub['cuda_context_s']['p2p_check_s']:g} s",
+)
+c[2].metric(
+    "3 Allocator",
+    f"{cs['allocator_s']:,.1f} s",
+    help=f"allocator {s.allocator_s:g} s + memory profiling "
+    f"{sub['allocator_s']['memory_profiling_s']:g} s + KV-cache set-up "
+    f"{sub['allocator_s']['kv_cache_init_s']:g} s",
+)
 c[3].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
@@ -86,7 +97,40 @@ c[4].metric(
     "5 Graphs + JIT",
     f"{cs['graphs_jit_s']:,.1f} s",
     help=f"torch.compile {cs['compile_s']:,.1f} s ({'cached' if s.compile_cache else 'cold'}) "
-    f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs)",
+    f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs) + warm-up "
+    f"{sub['graphs_jit_s']['warmup_s']:g} s + kernel JIT {sub['graphs_jit_s']['kernel_jit_s']:g} s",
+)
+SUBLINE_NAMES = {
+    "p2p_check_s": "the P2P check",
+    "memory_profiling_s": "memory profiling",
+    "kv_cache_init_s": "KV-cache set-up",
+    "warmup_s": "warm-up",
+    "kernel_jit_s": "kernel JIT",
+}
+extras = [
+    (name, item, value)
+    for item, lines in sub.items()
+    for name, value in lines.items()
+    if value and name not in ("compile_s", "capture_s")
+]
+st.caption(
+    (
+        "Beside the seed's five items, this engine's start-up runs "
+        + ", ".join(
+            f"{SUBLINE_NAMES[name]} {value:g} s (in item "
+            f"{ {'cuda_context_s': 2, 'allocator_s': 3, 'graphs_jit_s': 5}[item] })"
+            for name, item, value in extras
+        )
+        + ". "
+        if extras
+        else "No start-up steps beside the seed's five items (ideal physics). "
+    )
+    + f"Item 4 assumes {md_escape(cs['read_assumes'])}"
+    + (
+        f", each of the {cs['read_ranks']} ranks reading its own shard."
+        if cs["read_ranks"] > 1
+        else "."
+    )
 )
 assumption_line(s, focus="cold_start")
 weights_size_notice(

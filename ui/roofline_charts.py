@@ -63,8 +63,20 @@ def roofline_figure(
                 "x": xs,
                 "y": ys,
                 "mode": "lines",
-                "name": "effective roof (efficiencies)",
+                "name": "effective roof, decode (efficiencies)",
                 "line": {"color": "grey", "dash": "dash"},
+            }
+        )
+    if request is not None and s.prefill_efficiency != s.flops_efficiency:
+        xs, ys = roof(hw.peak_tflops[compute_dtype] * s.prefill_efficiency, bw * s.bw_efficiency)
+        data.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "name": "effective roof, prefill",
+                "line": {"color": "grey", "dash": "dot"},
             }
         )
     batch = as_list(sw["batch"])
