@@ -18,6 +18,57 @@ from model.units import GB, MS, TERA, US, compute_dtype
 ACTIVATION_BYTES = 2.0  # bf16 activations on the tensor-parallel all-reduce
 
 
+def peaks(s: Scenario) -> tuple[str, float, float]:
+    """The compute dtype, its dense peak [FLOP/s] and the HBM bandwidth [B/s] of the scenario's
+    GPU (datasheet figures; the efficiencies apply where they are used)."""
+    hw = s.hardware
+    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
+    return cdtype, hw.peak_tflops[cdtype] * TERA, hw.hbm_bandwidth_tb_s * 1e12
+
+
+def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
+    """Weight bytes one engine step of ``tokens`` tokens reads from HBM, all GPUs together [B].
+
+    Mixture-of-experts models read the experts those tokens touch (:func:`roofline.params_read`).
+    The input-embedding table is not read in full (SPEC 4.0) unless the scenario sets
+    ``weights_gb``, which is then what a step reads, as the CUDA graphs Q&A seed counts its
+    5.5 GiB checkpoint.
+    """
+    s = s.effective()
+    m = s.model
+    params = roofline.params_read(
+        tokens, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    if s.weights_gb is None:
+        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
+    return roofline.weights_bytes(params, s.bytes_per_param)
+
+
+def allreduce_s(s: Scenario, tokens) -> np.ndarray:
+    """The tensor-parallel all-reduces of one step of ``tokens`` tokens [s]
+    (:func:`roofline.allreduce_time` with the scenario's link, latency and model)."""
+    s = s.effective()
+    return roofline.allreduce_time(
+        tokens,
+        s.model.hidden,
+        s.model.layers,
+        s.gpus,
+        s.hardware.interconnect_gb_s * GB,
+        s.allreduce_latency_us * US,
+        ACTIVATION_BYTES,
+    )
+
+
+def launch_s(s: Scenario, tokens) -> tuple[np.ndarray, np.ndarray]:
+    """Launches of one step of ``tokens`` tokens under the scenario's graphs mode and capture
+    sizes, and their CPU time [count, s] (SPEC 4.2)."""
+    s = s.effective()
+    m = s.model
+    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
+    launches = launch.launches_per_step(tokens, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
+    return launches, launches * s.launch_us * US
+
+
 def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     """Decode-step figures for every batch in ``batch`` (one vectorised call).
 
@@ -27,24 +78,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     ``launches``, ``bound``.
     """
     s = s.effective()
-    hw, m = s.hardware, s.model
+    m = s.model
     b = np.asarray(batch, dtype=float)
-    bpp = s.bytes_per_param
-    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
-    peak = hw.peak_tflops[cdtype] * TERA
-    bw = hw.hbm_bandwidth_tb_s * 1e12
+    _, peak, bw = peaks(s)
 
     graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
     padded = np.where(graph, launch.padded_batch(b, s.capture_sizes), b)
 
-    params = roofline.params_read(
-        b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
-    )
-    if s.weights_gb is None:
-        # the input embedding is not read in full (SPEC 4.0); a set weights_gb is what a step
-        # reads, as the CUDA graphs Q&A seed counts its 5.5 GiB checkpoint
-        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
-    w_bytes = roofline.weights_bytes(params, bpp)
+    w_bytes = weights_read_bytes(s, b)
     kv_tok = memory.kv_bytes_per_token(s)
     kv_bytes = b * s.context_tokens * kv_tok
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
@@ -57,7 +98,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
             roofline.expert_params_read(
                 b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
             ),
-            bpp,
+            s.bytes_per_param,
         )
         / s.gpus
         if moe
@@ -73,20 +114,10 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     if moe:
         t_mem = t_mem + roofline.memory_time(expert_bytes, bw, fig.moe_bw_efficiency)
     t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
-    t_comm = roofline.allreduce_time(
-        padded,
-        m.hidden,
-        m.layers,
-        s.gpus,
-        hw.interconnect_gb_s * GB,
-        s.allreduce_latency_us * US,
-        ACTIVATION_BYTES,
-    )
+    t_comm = allreduce_s(s, padded)
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 
-    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
-    launches = launch.launches_per_step(b, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
-    t_launch = launches * s.launch_us * US
+    launches, t_launch = launch_s(s, b)
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
     if m.experts:
         t_host = t_host + m.layers * fig.moe_us_per_layer * US

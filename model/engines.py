@@ -118,14 +118,14 @@ class EngineFigures(BaseModel):
             for k, v in self
             if k not in ("version", "sources", "startup") and isinstance(v, int | float)
         ]
-        missing = [k for k in numeric if k not in self.sources and not _is_zero_default(k, self)]
+        missing = [k for k in numeric if k not in self.sources and not _left_at_default(k, self)]
         if missing:
             raise ValueError(f"sources is missing {', '.join(missing)}")
         return self
 
 
-def _is_zero_default(key: str, fig: EngineFigures) -> bool:
-    """Optional refinements left at their default need no source (they are off)."""
+def _left_at_default(key: str, fig: EngineFigures) -> bool:
+    """An optional refinement left at its default needs no source (it is the schema's)."""
     info = EngineFigures.model_fields[key]
     return not info.is_required() and getattr(fig, key) == info.default
 

@@ -18,6 +18,7 @@ from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: th
     at_batch,
     graph_mode,
     launch_figures,
+    peaks,
     sweep,
 )
 from model.engines import ENGINE_KNOBS
@@ -25,7 +26,7 @@ from model.knobs import knobs
 from model.memory import memory_figures  # noqa: F401 - part of this module's API
 from model.request import request_figures
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
-from model.units import GB, GIB, MS, TERA, US, compute_dtype
+from model.units import GB, GIB, MS, TERA, US
 
 
 def evaluate(s: Scenario) -> dict:
@@ -33,9 +34,7 @@ def evaluate(s: Scenario) -> dict:
     s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
-    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
-    peak = hw.peak_tflops[cdtype] * TERA
-    bw = hw.hbm_bandwidth_tb_s * 1e12
+    cdtype, peak, bw = peaks(s)
     t_step = float(one["t_step_s"])
     return {
         "scenario": s.scenario,
@@ -85,7 +84,7 @@ def engine_section(s: Scenario) -> dict:
         knobs_in_effect[key] = ",".join(map(str, value)) if isinstance(value, list) else value
     return {
         "id": s.engine_id,
-        "version": s.engine.partition("@")[2],
+        "version": s.engine_version,
         "name": profile.name,
         "knobs": knobs_in_effect,
         "from_engine": sorted(auto),

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import launch, memory, roofline
-from model.decode import ACTIVATION_BYTES, at_batch
+from model import memory, roofline
+from model.decode import allreduce_s, at_batch, launch_s, peaks, weights_read_bytes
 from model.scenario import Scenario
-from model.units import GB, MS, TERA, US, compute_dtype
+from model.units import MS, TERA
 
 
 def chunk_sizes(prompt_tokens: int, chunk: int) -> np.ndarray:
@@ -68,19 +68,12 @@ def request_figures(s: Scenario) -> dict:
     .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
     """
     s = s.effective()
-    hw, m = s.hardware, s.model
+    m = s.model
     sizes = chunk_sizes(s.prompt_tokens, s.max_num_batched_tokens)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
-    cdtype = compute_dtype(s.weights_dtype, hw.peak_tflops)
-    peak = hw.peak_tflops[cdtype] * TERA
-    bw = hw.hbm_bandwidth_tb_s * 1e12
+    _, peak, bw = peaks(s)
 
-    params = roofline.params_read(
-        sizes, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
-    )
-    if s.weights_gb is None:
-        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
-    w_bytes = roofline.weights_bytes(params, s.bytes_per_param)
+    w_bytes = weights_read_bytes(s, sizes)
     kv_tok = memory.kv_bytes_per_token(s)
     kv_bytes = (starts + sizes) * kv_tok  # earlier chunks' KV read, this chunk's written
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
@@ -88,19 +81,9 @@ def request_figures(s: Scenario) -> dict:
 
     t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
-    t_comm = roofline.allreduce_time(
-        sizes,
-        m.hidden,
-        m.layers,
-        s.gpus,
-        hw.interconnect_gb_s * GB,
-        s.allreduce_latency_us * US,
-        ACTIVATION_BYTES,
-    )
+    t_comm = allreduce_s(s, sizes)
     t_gpu = np.maximum(t_cmp, t_mem) + t_comm
-    n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
-    launches = launch.launches_per_step(sizes, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
-    t_launch = launches * s.launch_us * US
+    _, t_launch = launch_s(s, sizes)
     t_chunk = np.maximum(t_gpu, t_launch)
     prefill_s = float(t_chunk.sum())
     host_s = len(sizes) * s.host_ms * MS

@@ -80,7 +80,7 @@ def params_read(batch, params, active_params, experts=None, experts_per_token=No
         return np.broadcast_to(np.asarray(float(params)), b.shape).astype(float)
     per_expert = (params - active_params) / (experts - experts_per_token)
     shared = active_params - experts_per_token * per_expert
-    return shared + experts_touched(b, experts, experts_per_token) * per_expert
+    return shared + expert_params_read(b, params, active_params, experts, experts_per_token)
 
 
 def expert_params_read(batch, params, active_params, experts, experts_per_token):

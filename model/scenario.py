@@ -347,6 +347,10 @@ class Scenario(BaseModel):
         return self.engine.partition("@")[0]
 
     @property
+    def engine_version(self) -> str:
+        return self.engine.partition("@")[2]
+
+    @property
     def engine_profile(self) -> engines.EngineProfile:
         return engines.split(self.engine)[0]
 

@@ -32,20 +32,14 @@ FIGURE = {
     "ttft_ms": ("request", "ttft_ms"),
     "latency_s": ("request", "e2e_s"),
 }
-#: keys of the ``extra`` column that are scenario facts
+#: keys of the ``extra`` column that are scenario facts, and the scenario key each sets
 EXTRA_KEYS = {
     "gpu_memory_utilization": "gpu_memory_utilization",
     "sleep_level": "sleep_level",
     "storage": "storage",
     "kv_cache_dtype": "kv_dtype",
-    "enforce_eager": None,
-    "load_format": "loader",
 }
-LOADERS = {
-    "runai_streamer": "runai_streamer",
-    "safetensors": "safetensors",
-    "tensorizer": "tensorizer",
-}
+LOADERS = ("runai_streamer", "safetensors", "tensorizer")
 
 
 def rows() -> list[dict]:
@@ -77,8 +71,8 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
         if key == "enforce_eager" and value.lower() == "true":
             pairs.append(("cuda_graphs", "none"))
         elif key == "load_format" and value in LOADERS:
-            pairs.append(("loader", LOADERS[value]))
-        elif key in EXTRA_KEYS and EXTRA_KEYS[key] and key != "load_format":
+            pairs.append(("loader", value))
+        elif key in EXTRA_KEYS:
             pairs.append((EXTRA_KEYS[key], value))
     return pairs
 

@@ -158,7 +158,7 @@ def _knob_order(key: str) -> tuple[int, str]:
 def engine_sources(s: Scenario) -> None:
     """The profile's description and the source of every number, as plain (escaped) text."""
     profile, figures = s.engine_profile, s.engine_figures
-    version = s.engine.partition("@")[2]
+    version = s.engine_version
     head = f"**{md_escape(profile.name)}**, version {md_escape(version)}"
     if version != profile.version:
         head += f" (an earlier version; the current one is {md_escape(profile.version)})"
