@@ -88,23 +88,24 @@ def cold_controls(s: Scenario) -> None:
             help="`hardware.h2d_gb_s`: host-to-device copy per GPU (PCIe Gen5 x16 ≈ 50).",
         )
         tier = p.storage[s.storage]
-        st_ = p.startup
-        for col, field, label, auto in (
-            (a, "storage_gb_s", "Storage aggregate [GB/s]", tier.aggregate_gb_s),
-            (b, "stream_gb_s", "One stream [GB/s]", tier.per_stream_gb_s),
-            (c2, "compile_s", "Cold compile [s]", st_.compile_s),
-            (d, "compile_cached_s", "Cached compile [s]", st_.compile_cached_s),
+        engine = s.engine_defaults()  # compile times are the engine profile's
+        raw = s.raw  # empty (auto) unless the scenario sets them
+        for col, field, label, auto, whose in (
+            (a, "storage_gb_s", "Storage aggregate [GB/s]", tier.aggregate_gb_s, "tier's"),
+            (b, "stream_gb_s", "One stream [GB/s]", tier.per_stream_gb_s, "tier's"),
+            (c2, "compile_s", "Cold compile [s]", engine["compile_s"], "engine's"),
+            (d, "compile_cached_s", "Cached compile [s]", engine["compile_cached_s"], "engine's"),
         ):
             col.number_input(
                 label,
-                min_value=0.0 if "compile" in field else floor(0.01, getattr(s, field)),
+                min_value=0.0 if "compile" in field else floor(0.01, getattr(raw, field)),
                 max_value=3600.0 if "compile" in field else 10000.0,
                 step=0.5,
                 value=None,
-                key=_sync(f"w_{field}", getattr(s, field)),
+                key=_sync(f"w_{field}", getattr(raw, field)),
                 on_change=_on_field,
                 args=(field,),
                 placeholder=f"auto ({auto:g})",
-                help=f"`{field}`; empty = the preset's {auto:g}",
+                help=f"`{field}`; empty = the {whose} {auto:g}",
             )
     state.adopt_browser_values()
