@@ -150,7 +150,9 @@ def _message(err: dict, value: Any) -> str:
     msg = msg.removeprefix("Value error, ")
     what = accepted(loc)
     got = f" (got {_short(value)})" if value is not _MISSING else ""
-    return f"{msg}{got}" + (f"; accepted: {what}" if what and what not in msg else "")
+    # a validator's own message may already say what is accepted: never say it twice
+    said = what and (what in msg or "accepted" in msg)
+    return f"{msg}{got}" + (f"; accepted: {what}" if what and not said else "")
 
 
 _MISSING = object()
