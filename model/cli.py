@@ -1,4 +1,5 @@
-"""``whatif``: evaluate scenarios, print share URLs, list presets (SPEC section 3, CLI).
+"""``whatif``: evaluate scenarios, print share URLs, list presets, read and calibrate against
+measurements (SPEC section 3, CLI, and 4.5).
 
 Bad input exits with status 2 and one line on stderr naming the key and what is accepted.
 """
@@ -10,13 +11,15 @@ import json
 import sys
 from pathlib import Path
 
-from model import codecs
+from model import calibrate, codecs, importers, vllm_log
 from model.errors import ScenarioError
 from model.evaluate import evaluate, strict_figures
+from model.measurements import MAX_BYTES
 from model.overrides import resolve
 from model.presets import all_preset_ids
 
 MAX_FILE_BYTES = codecs.MAX_YAML_BYTES
+MAX_DATA_BYTES = MAX_BYTES  #: a measurement file (CSV, log, benchmark output)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,12 +48,40 @@ def _parser() -> argparse.ArgumentParser:
     yml = sub.add_parser("yaml", help="print the scenario as self-contained YAML")
     scenario_args(yml)
     sub.add_parser("presets", help="list every preset id by kind")
+    pl = sub.add_parser("parse-log", help="read the cold-start figures of a vLLM start-up log")
+    pl.add_argument("file", help="vLLM server log (text)")
+    imp = sub.add_parser("import", help="read a measurement file (CSV, log, benchmark output)")
+    imp.add_argument("file", help="measurement file")
+    imp.add_argument("--json", action="store_true", help="print one JSON object")
+    cal = sub.add_parser(
+        "calibrate", help="fit the scenario's efficiencies and overheads to measurement files"
+    )
+    cal.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="measurement files; a .yaml/.yml file among them is the scenario",
+    )
+    cal.add_argument("--scenario", help="named preset scenario used as the base")
+    cal.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override one key"
+    )
+    cal.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 
 
 def _read_file(name: str) -> str:
     """A scenario file's text, read at most ``MAX_FILE_BYTES`` + 1 bytes (a FIFO, a device or a
     huge file is refused without reading it all)."""
+    raw = _read_bytes(name, MAX_FILE_BYTES)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ScenarioError("FILE", f"{name}: not UTF-8 text") from None
+
+
+def _read_bytes(name: str, limit: int) -> bytes:
+    """A file's bytes, at most ``limit`` (larger files are refused without reading them all)."""
     path = Path(name)
     try:
         if not path.exists():
@@ -58,15 +89,12 @@ def _read_file(name: str) -> str:
         if not path.is_file():
             raise ScenarioError("FILE", f"{name}: not a regular file")
         with path.open("rb") as fh:
-            raw = fh.read(MAX_FILE_BYTES + 1)
+            raw = fh.read(limit + 1)
     except OSError as exc:
         raise ScenarioError("FILE", f"{name}: cannot be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError("FILE", f"{name}: larger than {MAX_FILE_BYTES:,} bytes")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError("FILE", f"{name}: not UTF-8 text") from None
+    if len(raw) > limit:
+        raise ScenarioError("FILE", f"{name}: larger than {limit:,} bytes")
+    return raw
 
 
 def _items(args) -> list[tuple[str, object]]:
@@ -97,6 +125,49 @@ def _print_text(result: dict) -> None:
             print(f"  {key} = {shown}")
 
 
+def _summary(out: dict) -> str:
+    """An imported file in a few lines of text (``whatif import`` without ``--json``)."""
+    lines = [f"{out['file']}: {out['format']} ({out['kind']})"]
+    if out.get("rows"):
+        lines.append(f"  rows: {len(out['rows'])}")
+    for key, value in {**out.get("conditions", {}), **out.get("figures", {})}.items():
+        lines.append(f"  {key} = {value:.6g}" if isinstance(value, float) else f"  {key} = {value}")
+    lines += [f"  not read: {p}" for p in out.get("problems", [])]
+    return "\n".join(lines)
+
+
+def _calibrate(args) -> int:
+    """``whatif calibrate FILE... [FILE.yaml]``: fit, print the keys to apply and the report."""
+    yamls = [f for f in args.files if f.lower().endswith((".yaml", ".yml"))]
+    if len(yamls) > 1:
+        raise ScenarioError("FILE", "give at most one scenario YAML file")
+    args.file = yamls[0] if yamls else None
+    scenario, _ = resolve(_items(args), strict=True)
+    data = [
+        importers.import_file(f, _read_bytes(f, MAX_DATA_BYTES))
+        for f in args.files
+        if f not in yamls
+    ]
+    if not data:
+        raise ScenarioError("FILE", "give at least one measurement file")
+    result = calibrate.calibrate(scenario, data).to_json()
+    if args.json:
+        print(json.dumps(result, indent=2, allow_nan=False))
+    else:
+        set_args = " ".join(f"--set {k}={v}" for k, v in result["keys"].items())
+        print(f"keys: {set_args or '(none fitted)'}")
+        for key, fit in result["fit"].items():
+            unc = "" if fit["uncertainty"] is None else f" ± {fit['uncertainty']}"
+            print(
+                f"  {key} = {fit['value']}{unc} {fit['unit']} ({fit['points']} points, {fit['data']})"
+            )
+        for key, why in result["refused"].items():
+            print(f"  refused {key}: {why}")
+        err = result["median_abs_error_pct"]
+        print(f"median |error|: {err['before']} % before, {err['after']} % after")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -104,6 +175,17 @@ def main(argv: list[str] | None = None) -> int:
             for kind, ids in all_preset_ids().items():
                 print(f"{kind}: {' '.join(ids)}")
             return 0
+        if args.command == "parse-log":
+            ds = vllm_log.parse_log_bytes(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
+            print(json.dumps(ds.to_json(), indent=2, allow_nan=False))
+            return 0
+        if args.command == "import":
+            ds = importers.import_file(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
+            out = ds.to_json()
+            print(json.dumps(out, indent=2, allow_nan=False) if args.json else _summary(out))
+            return 0
+        if args.command == "calibrate":
+            return _calibrate(args)
         scenario, _ = resolve(_items(args), strict=True)
         if args.command == "url":
             size = codecs.link_size(scenario)

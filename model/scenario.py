@@ -41,6 +41,23 @@ VLLM_CAPTURE_SIZES: tuple[int, ...] = (
     (1, 2, 4) + tuple(range(8, 256, 8)) + tuple(range(256, 513, 16))
 )
 MAX_CAPTURE_SIZES = 512
+#: keys a calibration may write (model.calibrate.CALIBRATABLE; the ``calibrated`` key lists them)
+CALIBRATED_KEYS = (
+    "bw_efficiency",
+    "host_ms",
+    "launch_us",
+    "prefill_efficiency",
+    "compile_s",
+    "compile_cached_s",
+    "capture_s_per_graph",
+    "storage_gb_s",
+    "stream_gb_s",
+    "process_init_s",
+    "cuda_context_s",
+    "allocator_s",
+    "hardware.h2d_gb_s",
+)
+CalibratedKey = Literal[CALIBRATED_KEYS]
 MAX_BATCH = 65536
 
 
@@ -253,6 +270,11 @@ class Scenario(BaseModel):
     )
     sleep_level: Literal[0, 1, 2] = 0
     gpu_hour_usd: float | None = Field(None, ge=0, le=1000, description="[USD/GPU-hour]")
+    calibrated: list[CalibratedKey] | None = Field(
+        None,
+        max_length=len(CALIBRATED_KEYS),
+        description="keys whose values were fitted to measurements (Measurements page, Apply)",
+    )
 
     @field_validator("capture_sizes", mode="before")
     @classmethod
@@ -260,6 +282,17 @@ class Scenario(BaseModel):
         if isinstance(value, str):
             # commas and/or spaces separate; a trailing separator is harmless
             return [p for p in re.split(r"[,\s]+", value.strip()) if p]
+        return value
+
+    @field_validator("calibrated", mode="before")
+    @classmethod
+    def _split_calibrated(cls, value):
+        if isinstance(value, str):
+            value = [p for p in re.split(r"[,\s]+", value.strip()) if p]
+        if isinstance(value, list) and not value:
+            return None
+        if isinstance(value, list):
+            return list(dict.fromkeys(value))  # a key listed twice is listed once
         return value
 
     @field_validator("capture_sizes")

@@ -1,0 +1,78 @@
+"""One entry point for every measurement file: recognise the format and read it (SPEC 4.5).
+
+:func:`import_file` decodes the bytes (:func:`model.measurements.decode_text`: size limit,
+binary refused, UTF-8), then tries the readers in an order that cannot mistake one format for
+another:
+
+1. JSON or JSONL (the text starts with ``{`` or ``[``): a benchmark's result
+   (:func:`model.bench_import.read_bench`); any other JSON is refused by name.
+2. A CSV header: our own formats first (:func:`model.csv_import.read_csv`, recognised by their
+   columns), then GenAI-Perf's ``profile_export_genai_perf.csv``.
+3. Text: a benchmark's stdout (the serving table, ``vllm bench latency`` / ``throughput``),
+   then a vLLM start-up log (:func:`model.vllm_log.parse_log`). Benchmark stdout comes first
+   because ``benchmark_latency`` prints the engine's start-up lines too.
+
+A file none of them recognises is a :class:`ScenarioError` naming the file and every accepted
+format.
+"""
+
+from __future__ import annotations
+
+from model import bench_import, csv_import, vllm_log
+from model.errors import ScenarioError
+from model.measurements import Dataset, decode_text
+
+ACCEPTED = (
+    "our CSVs (decode sweep, launch micro-benchmark, cold-start items, request latency, "
+    "capture-kit bandwidth and host-to-device), vLLM start-up logs, vLLM benchmark results "
+    "(vllm bench serve / benchmark_serving.py JSON, JSONL or stdout table; vllm bench latency "
+    "and throughput stdout or JSON) and GenAI-Perf profile_export_genai_perf.csv / .json"
+)
+
+
+def _looks_like_csv(text: str) -> bool:
+    for line in text.split("\n", 50)[:50]:
+        s = line.strip()
+        if not s or s.startswith("#"):
+            continue
+        return ("," in s or ";" in s or "\t" in s) and not s.startswith(("INFO", "WARNING", "("))
+    return False
+
+
+def import_text(text: str, name: str) -> Dataset:
+    """A :class:`Dataset` from the text of a file called ``name`` (see the module docstring)."""
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        ds = bench_import.read_bench(text, name)
+        if ds is None:
+            raise ScenarioError(
+                name,
+                "a JSON file that is not a benchmark result; accepted JSON: vllm bench serve / "
+                "benchmark_serving.py --save-result (JSON or JSONL), vllm bench latency or "
+                "throughput --output-json, GenAI-Perf profile_export_genai_perf.json",
+            )
+        return ds
+    if _looks_like_csv(text):
+        ds = csv_import.read_csv(text, name)
+        if ds is None:
+            ds = bench_import.read_bench(text, name)
+        if ds is not None:
+            return ds
+    ds = bench_import.read_bench(text, name)
+    if ds is not None:
+        return ds
+    try:
+        return vllm_log.parse_log(text, name)
+    except ScenarioError as exc:
+        if _looks_like_csv(text):
+            raise ScenarioError(
+                name,
+                "a CSV whose columns are none of the accepted formats; see the templates "
+                f"(accepted: {ACCEPTED})",
+            ) from None
+        raise ScenarioError(name, f"{exc.message}; accepted files: {ACCEPTED}") from None
+
+
+def import_file(name: str, data: bytes) -> Dataset:
+    """A :class:`Dataset` from an uploaded or given file's bytes."""
+    return import_text(decode_text(name, data), name)
