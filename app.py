@@ -3,7 +3,14 @@
 import streamlit as st
 
 from model.evaluate import summary
-from ui.layout import assumption_line, bound_metric, fmt, request_metrics, scenario_caption
+from ui.layout import (
+    assumption_line,
+    bound_metric,
+    calibration_notice,
+    fmt,
+    request_metrics,
+    scenario_caption,
+)
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
@@ -25,6 +32,7 @@ st.markdown(
     "this view. Each lens is a page in the sidebar."
 )
 scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
+calibration_notice(s)
 
 st.subheader("Roofline and decode")
 if not mem["weights_fit"]:

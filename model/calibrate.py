@@ -1002,3 +1002,73 @@ def _fit_cold(cur: Scenario, pts: list[Point], notes: list[str]):
             refused[k] = f"the fitted {fits[k].value:.4g} is outside the accepted {lo:g}–{hi:g}"
             del fits[k]
     return fits, refused
+
+
+# ----------------------------------------------------------------------------- overlays
+
+
+def fitted_scenario(s: Scenario, cal: Calibration) -> Scenario:
+    """``s`` with the calibration's keys applied (effective)."""
+    return _variant(s, {k: f.value for k, f in cal.fits.items()}) if cal.fits else s.effective()
+
+
+def overlay_curves(s: Scenario, cal: Calibration) -> dict:
+    """The model's curves behind the measured points, for the scenario as it is (``model``) and
+    with the fit applied (``fitted``; absent when nothing was fitted).
+
+    ``decode``: one curve per (context, graphs mode) of the measured steps, step time [ms] and
+    tokens/s against batch; ``ttft``: TTFT [ms] against prompt tokens at the measured prompts'
+    range; ``launch``: eager − graph [ms] against kernels. Each curve is one vectorised call
+    (:func:`model.decode.sweep`), except TTFT, one :func:`request_figures` per grid point
+    (at most 24).
+    """
+    s = s.effective()
+    variants = {"model": s}
+    if cal.fits:
+        variants["fitted"] = fitted_scenario(s, cal)
+    out: dict = {"decode": [], "ttft": [], "launch": []}
+    dec = [p for p in cal.points if p.quantity in ("step_ms", "tpot_ms")]
+    groups = sorted(
+        {(p.cond.get("context_tokens"), p.cond.get("cuda_graphs")) for p in dec},
+        key=lambda g: (g[0] or 0, str(g[1])),
+    )
+    if dec:
+        top = max(p.x for p in dec)
+        grid = np.unique(np.round(np.geomspace(1, max(2.0, top * 1.5), 80)))
+        for ctx, graphs in groups:
+            update = {}
+            if ctx is not None:
+                update["context_tokens"] = ctx
+            if graphs is not None:
+                update["cuda_graphs"] = graphs
+            for which, v in variants.items():
+                vv = v.model_copy(update=update) if update else v
+                sw = decode.sweep(vv, grid)
+                out["decode"].append(
+                    {
+                        "which": which,
+                        "context_tokens": vv.context_tokens,
+                        "cuda_graphs": vv.cuda_graphs,
+                        "batch": grid,
+                        "step_ms": sw["t_step_s"] / MS,
+                        "tokens_per_s": sw["tokens_per_s"],
+                    }
+                )
+    ttft = [p for p in cal.points if p.quantity == "ttft_ms" and "prompt_tokens" in p.cond]
+    if ttft:
+        prompts = [p.cond["prompt_tokens"] for p in ttft]
+        grid = np.unique(np.round(np.geomspace(max(1, min(prompts) / 2), max(prompts) * 1.5, 24)))
+        for which, v in variants.items():
+            ys = [
+                request_figures(v.model_copy(update={"prompt_tokens": int(g)}))["ttft_ms"]
+                for g in grid
+            ]
+            out["ttft"].append({"which": which, "prompt_tokens": grid, "ttft_ms": np.array(ys)})
+    lau = [p for p in cal.points if p.quantity == "launch_saving_ms"]
+    if lau:
+        grid = np.geomspace(max(1.0, min(p.x for p in lau) / 2), max(p.x for p in lau) * 2, 40)
+        for which, v in variants.items():
+            out["launch"].append(
+                {"which": which, "kernels": grid, "saving_ms": grid * v.launch_us / 1000.0}
+            )
+    return out

@@ -69,6 +69,32 @@ def scenario_caption(s: Scenario, *details: str) -> None:
     )
 
 
+def calibrated_values(s: Scenario) -> str:
+    """``key = value`` of every calibrated key (the values the scenario computes with)."""
+    s = s.effective()
+    shown = []
+    for key in s.calibrated or []:
+        v = s.hardware.h2d_gb_s if key == "hardware.h2d_gb_s" else getattr(s, key)
+        shown.append(f"{key} = {v:.4g}")
+    return ", ".join(shown)
+
+
+def calibration_notice(s: Scenario) -> None:
+    """On the landing page: which keys were fitted to measurements, with their values and a
+    link to the Measurements page (nothing when the scenario is not calibrated)."""
+    if not s.calibrated:
+        return
+    st.info(
+        "Calibrated to measurements: "
+        + md_escape(calibrated_values(s))
+        + ". These values replace the engine profile's; the Measurements page shows the fit.",
+        icon=":material/straighten:",
+    )
+    st.page_link(
+        "pages/5_Measurements.py", label="Open the Measurements lens", icon=":material/straighten:"
+    )
+
+
 def _short(value: float) -> str:
     """1.0, 0.5, 0.125, 12: one decimal at least, at most three significant digits."""
     return f"{value:.1f}" if round(value, 1) == value else f"{value:.3g}"

@@ -1,0 +1,92 @@
+"""Measurements lens: upload what the cluster measured, see it against the model, calibrate in
+one click (SPEC 4.5)."""
+
+import pandas as pd
+import streamlit as st
+
+from model.calibrate import Calibration, calibrate, overlay_curves
+from model.errors import ScenarioError
+from model.measurements import CSV_SCHEMAS, template_csv
+from ui import measure_charts as charts
+from ui import measure_data as data
+from ui import measure_view as view
+from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.sidebar import draw_sidebar, page_scenario
+
+st.set_page_config(page_title="Measurements · What-If Explorer", page_icon="📏", layout="wide")
+s = page_scenario("measurements", defer=True)
+sets = data.datasets()
+cal: Calibration | None = None
+problem = None
+if sets:
+    try:
+        cal = calibrate(s, sets)
+    except ScenarioError as exc:
+        problem = exc.message
+
+st.title("Measurements: your cluster against the model")
+scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
+view.headline(s, sets, cal)
+assumption_line(s)
+draw_sidebar()
+
+with st.expander("Add measurements", expanded=not sets):
+    view.upload_area()
+    st.markdown("**Templates** of the page's own CSV formats (columns carry their units):")
+    cols = st.columns(len(CSV_SCHEMAS))
+    for col, kind in zip(cols, CSV_SCHEMAS, strict=True):
+        col.download_button(
+            f"{kind} CSV",
+            template_csv(kind),
+            file_name=f"whatif-template-{kind}.csv",
+            mime="text/csv",
+            help=CSV_SCHEMAS[kind]["help"],
+            key=f"w_tpl_{kind}",
+        )
+    view.examples_area()
+
+view.errors_area(data.errors())
+if not sets:
+    st.info(
+        "No measurements yet. Upload your files above, paste a log, or load an example data "
+        "set; everything stays in this browser session."
+    )
+    st.stop()
+
+view.read_area(s, sets)
+if problem:
+    st.warning(problem)
+    st.stop()
+
+curves = overlay_curves(s, cal)
+labels = view.tab_labels(cal)
+tabs = lazy_tabs(labels, key="t_measure")
+for label, tab in zip(labels, tabs, strict=True):
+    if not tab.open:
+        continue
+    with tab:
+        if label == "Fit and apply":
+            view.fit_report(s, cal)
+        elif label == "Decode steps":
+            left, right = st.columns(2)
+            left.plotly_chart(charts.decode_figure(cal, curves), width="stretch")
+            right.plotly_chart(charts.decode_figure(cal, curves, "tokens_per_s"), width="stretch")
+        elif label == "Request latency":
+            if curves["ttft"]:
+                st.plotly_chart(charts.ttft_figure(cal, curves), width="stretch")
+            if any(p.quantity == "tpot_ms" for p in cal.points):
+                st.plotly_chart(charts.tpot_figure(cal), width="stretch")
+        elif label == "Launch overhead":
+            st.plotly_chart(charts.launch_figure(cal, curves), width="stretch")
+        elif label == "Cold start":
+            if any(p.quantity.startswith("item") or p.quantity.endswith("_s") for p in cal.points):
+                st.plotly_chart(charts.cold_figure(cal), width="stretch")
+            view.rates_table(cal)
+        elif label == "Residuals":
+            rows = cal.residual_rows()
+            st.plotly_chart(charts.residual_figure(rows), width="stretch")
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            view.downloads(s, cal)
+
+with st.expander("How the fit works: formulas and references"):
+    view.formulas()

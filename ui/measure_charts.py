@@ -1,0 +1,278 @@
+"""Measured against modelled: the Measurements page's charts (plain functions, no streamlit).
+
+Measured points are markers (filled), the model as configured a solid line, the model with the
+fit applied a dashed line: colour is never the only cue. Inputs are
+:class:`model.calibrate.Calibration` and :func:`model.calibrate.overlay_curves`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ui.chart_common import as_list, base_layout, figure
+from ui.text import plotly_text
+
+MEASURED = "#222222"
+MODEL = "#4C78A8"
+FITTED = "#E45756"
+GROUP_COLOURS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2"]
+DASH = {"model": "solid", "fitted": "dash"}
+WHICH = {"model": "model as configured", "fitted": "model with the fit"}
+
+
+def _mode(graphs) -> str:
+    return "eager" if graphs == "none" else (graphs or "as configured")
+
+
+def decode_figure(cal, curves: dict, y: str = "step_ms"):
+    """Step time (or tokens/s) against batch: measured points over the model's curves, one
+    colour per (context, graphs mode) group, solid = model, dashed = with the fit."""
+    data = []
+    groups = []
+    for c in curves["decode"]:
+        g = (c["context_tokens"], c["cuda_graphs"])
+        if g not in groups:
+            groups.append(g)
+        col = GROUP_COLOURS[groups.index(g) % len(GROUP_COLOURS)]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": as_list(c["batch"]),
+                "y": as_list(c[y]),
+                "name": f"{WHICH[c['which']]}: context {c['context_tokens']:,}, {_mode(g[1])}",
+                "line": {"color": col, "dash": DASH[c["which"]], "width": 2},
+                "legendgroup": str(g),
+            }
+        )
+    pts = [p for p in cal.points if p.quantity in ("step_ms", "tpot_ms")]
+    by_group: dict = {}
+    for p in pts:
+        by_group.setdefault((p.cond.get("context_tokens"), p.cond.get("cuda_graphs")), []).append(p)
+    symbols = ["circle", "square", "diamond", "triangle-up", "x", "star"]
+    for i, (g, ps) in enumerate(by_group.items()):
+        xs = np.array([p.x for p in ps])
+        ys = np.array([p.measured for p in ps])
+        if y == "tokens_per_s":
+            ys = xs / ys * 1000.0
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": as_list(xs),
+                "y": as_list(ys),
+                "name": f"measured: {plotly_text(ps[0].dataset)}"
+                + (f", context {g[0]:,}" if g[0] is not None else "")
+                + (f", {_mode(g[1])}" if g[1] is not None else ""),
+                "marker": {
+                    "color": MEASURED,
+                    "symbol": symbols[i % len(symbols)],
+                    "size": 9,
+                    "line": {"width": 1, "color": "white"},
+                },
+                "text": [plotly_text(p.label) for p in ps],
+                "hovertemplate": "%{text}<br>%{y:.4g}<extra>measured</extra>",
+            }
+        )
+    title = "Decode step time against batch" if y == "step_ms" else "Tokens/s against batch"
+    layout = base_layout(
+        title,
+        legend_rows=max(2, (len(data) + 1) // 2),
+        xaxis={"title": {"text": "batch (concurrent sequences)"}, "type": "log"},
+        yaxis={
+            "title": {"text": "step time [ms]" if y == "step_ms" else "aggregate tokens/s"},
+            "rangemode": "tozero",
+        },
+    )
+    return figure(data, layout)
+
+
+def ttft_figure(cal, curves: dict):
+    """TTFT against prompt tokens: measured (filled where fitted, open where only shown)."""
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": as_list(c["prompt_tokens"]),
+            "y": as_list(c["ttft_ms"]),
+            "name": WHICH[c["which"]],
+            "line": {"color": MODEL if c["which"] == "model" else FITTED, "dash": DASH[c["which"]]},
+        }
+        for c in curves["ttft"]
+    ]
+    for fitted in (True, False):
+        ps = [
+            p
+            for p in cal.points
+            if p.quantity == "ttft_ms" and p.fitted == fitted and "prompt_tokens" in p.cond
+        ]
+        if ps:
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers",
+                    "x": [p.cond["prompt_tokens"] for p in ps],
+                    "y": [p.measured for p in ps],
+                    "name": "measured, concurrency 1 (fitted)"
+                    if fitted
+                    else "measured under load (shown, not fitted)",
+                    "marker": {
+                        "color": MEASURED,
+                        "size": 9,
+                        "symbol": "circle" if fitted else "circle-open",
+                    },
+                    "text": [plotly_text(p.label) for p in ps],
+                    "hovertemplate": "%{text}<br>%{x:,} prompt tokens: %{y:.4g} ms<extra></extra>",
+                }
+            )
+    layout = base_layout(
+        "Time to first token against prompt length",
+        xaxis={"title": {"text": "prompt tokens"}, "type": "log"},
+        yaxis={"title": {"text": "TTFT [ms]"}, "rangemode": "tozero"},
+    )
+    return figure(data, layout)
+
+
+def tpot_figure(cal):
+    """TPOT against concurrency: measured and modelled at each measured point."""
+    ps = [p for p in cal.points if p.quantity == "tpot_ms"]
+    idx = [cal.points.index(p) for p in ps]
+    data = [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [p.x for p in ps],
+            "y": [p.measured for p in ps],
+            "name": "measured",
+            "marker": {"color": MEASURED, "size": 9},
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [p.x for p in ps],
+            "y": as_list(cal.before[idx]),
+            "name": "model as configured",
+            "marker": {"color": MODEL, "size": 9, "symbol": "diamond-open"},
+        },
+    ]
+    if cal.fits:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [p.x for p in ps],
+                "y": as_list(cal.after[idx]),
+                "name": "model with the fit",
+                "marker": {
+                    "color": FITTED,
+                    "size": 9,
+                    "symbol": "x-thin-open",
+                    "line": {"width": 2},
+                },
+            }
+        )
+    layout = base_layout(
+        "Time per output token against concurrency",
+        xaxis={"title": {"text": "concurrency (decode batch)"}, "type": "log"},
+        yaxis={"title": {"text": "TPOT [ms]"}, "rangemode": "tozero"},
+    )
+    return figure(data, layout)
+
+
+def launch_figure(cal, curves: dict):
+    """What graphs save (eager − graph) against the kernels launched: the slope is τ."""
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": as_list(c["kernels"]),
+            "y": as_list(c["saving_ms"]),
+            "name": f"{WHICH[c['which']]} (kernels × τ)",
+            "line": {"color": MODEL if c["which"] == "model" else FITTED, "dash": DASH[c["which"]]},
+        }
+        for c in curves["launch"]
+    ]
+    ps = [p for p in cal.points if p.quantity == "launch_saving_ms"]
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [p.x for p in ps],
+            "y": [p.measured for p in ps],
+            "name": "measured eager − graph",
+            "marker": {"color": MEASURED, "size": 9},
+        }
+    )
+    layout = base_layout(
+        "Launch time graphs remove: eager − graph against kernels",
+        xaxis={"title": {"text": "kernels in the chain"}, "type": "log"},
+        yaxis={"title": {"text": "eager − graph [ms]"}, "type": "log"},
+    )
+    return figure(data, layout)
+
+
+def cold_figure(cal):
+    """Start-up figures measured against modelled, one group of bars per figure."""
+    qs = [
+        p
+        for p in cal.points
+        if p.quantity.startswith("item") or p.quantity in ("compile_s", "capture_s")
+    ]
+    idx = [cal.points.index(p) for p in qs]
+    labels = [plotly_text(p.label) for p in qs]
+    bars = [("measured", [p.measured for p in qs], MEASURED, "")]
+    bars.append(("model as configured", as_list(cal.before[idx]), MODEL, "/"))
+    if cal.fits:
+        bars.append(("model with the fit", as_list(cal.after[idx]), FITTED, "x"))
+    data = [
+        {
+            "type": "bar",
+            "x": labels,
+            "y": ys,
+            "name": name,
+            "marker": {"color": col, "pattern": {"shape": shape}},
+            "texttemplate": "%{y:.3g} s",
+            "textposition": "outside",
+        }
+        for name, ys, col, shape in bars
+    ]
+    layout = base_layout(
+        "Cold start: measured against modelled",
+        barmode="group",
+        yaxis={"title": {"text": "seconds"}, "rangemode": "tozero"},
+    )
+    return figure(data, layout)
+
+
+def residual_figure(rows: list[dict]):
+    """Residual of every point before and after the fit [% of the measured value]."""
+    names = [plotly_text(f"{r['point']} · {r['file']}") for r in rows]
+    data = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "y": names,
+            "x": [r["residual_before_pct"] for r in rows],
+            "name": "model as configured",
+            "marker": {"color": MODEL, "pattern": {"shape": "/"}},
+        }
+    ]
+    if any(r["model_after"] != r["model_before"] for r in rows):
+        data.append(
+            {
+                "type": "bar",
+                "orientation": "h",
+                "y": names,
+                "x": [r["residual_after_pct"] for r in rows],
+                "name": "model with the fit",
+                "marker": {"color": FITTED},
+            }
+        )
+    layout = base_layout(
+        "Residuals: (model − measured) / measured",
+        barmode="group",
+        height=max(360, 28 * len(rows) + 180),
+        xaxis={"title": {"text": "% of the measured value"}, "zeroline": True},
+        yaxis={"automargin": True, "autorange": "reversed"},
+    )
+    return figure(data, layout)

@@ -1,0 +1,103 @@
+"""The Measurements page's data sets: uploads, pasted text and examples, kept in the session.
+
+Every file is read once, when it arrives (the uploader's callback), by the same importer as the
+CLI (:func:`model.importers.import_file`); what could not be read is kept as an error naming the
+file, shown on the page, and never stops the other files or the page. At most
+:data:`MAX_DATASETS` data sets are kept; a file with the name of one already kept replaces it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model.errors import ScenarioError
+from model.examples import examples, load_example
+from model.importers import import_file
+from model.measurements import MAX_BYTES, Dataset
+
+DATASETS = "_whatif_datasets"  #: name → Dataset, in the order they arrived
+ERRORS = "_whatif_dataset_errors"  #: [(file, message)] of the last arrivals
+SEEN = "_whatif_uploads_seen"  #: uploader file ids already read
+MAX_DATASETS = 12
+MAX_PASTE_CHARS = MAX_BYTES
+
+
+def datasets() -> list[Dataset]:
+    return list(st.session_state.get(DATASETS, {}).values())
+
+
+def errors() -> list[tuple[str, str]]:
+    return list(st.session_state.get(ERRORS, []))
+
+
+def _keep(ds: Dataset) -> None:
+    store = st.session_state.setdefault(DATASETS, {})
+    store.pop(ds.name, None)
+    if len(store) >= MAX_DATASETS:
+        st.session_state.setdefault(ERRORS, []).append(
+            (ds.name, f"at most {MAX_DATASETS} data sets at once; remove one first")
+        )
+        return
+    store[ds.name] = ds
+
+
+def _read(name: str, data: bytes) -> None:
+    try:
+        _keep(import_file(name, data))
+    except ScenarioError as exc:
+        st.session_state.setdefault(ERRORS, []).append((name, exc.message))
+    except Exception as exc:  # noqa: BLE001 - one bad file never breaks the page
+        st.session_state.setdefault(ERRORS, []).append(
+            (name, f"could not be read ({type(exc).__name__}); please report the file")
+        )
+
+
+def on_upload() -> None:
+    """The uploader's callback: read the files not read yet."""
+    st.session_state[ERRORS] = []
+    seen = st.session_state.setdefault(SEEN, set())
+    for f in st.session_state.get("w_meas_upload") or []:
+        fid = getattr(f, "file_id", None) or (f.name, f.size)
+        if fid in seen:
+            continue
+        seen.add(fid)
+        if f.size > MAX_BYTES:
+            st.session_state[ERRORS].append((f.name, f"larger than {MAX_BYTES // 10**6} MB"))
+            continue
+        _read(f.name, f.getvalue())
+
+
+def on_paste() -> None:
+    """The 'Read pasted text' button: the text area as a file called ``pasted-N.txt``."""
+    st.session_state[ERRORS] = []
+    text = st.session_state.get("w_meas_paste") or ""
+    if not text.strip():
+        st.session_state[ERRORS].append(("pasted text", "nothing pasted"))
+        return
+    n = 1 + sum(1 for d in datasets() if d.name.startswith("pasted-"))
+    _read(f"pasted-{n}.txt", text[:MAX_PASTE_CHARS].encode("utf-8"))
+
+
+def on_example(example_id: str) -> None:
+    st.session_state[ERRORS] = []
+    try:
+        _keep(load_example(example_id))
+    except ScenarioError as exc:  # a broken example is a bug, shown like any bad file
+        st.session_state[ERRORS].append((examples()[example_id].file, exc.message))
+
+
+def remove(name: str) -> None:
+    st.session_state.get(DATASETS, {}).pop(name, None)
+
+
+def clear() -> None:
+    st.session_state[DATASETS] = {}
+    st.session_state[ERRORS] = []
+
+
+def example_for(ds: Dataset):
+    """The example a data set came from, if any."""
+    for ex in examples().values():
+        if ex.file == ds.name:
+            return ex
+    return None

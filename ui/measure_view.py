@@ -1,0 +1,321 @@
+"""The Measurements page's layout pieces (Streamlit): uploads, what was read, the fit report
+with Apply and Reset, downloads and formulas. Every figure comes from :mod:`model.calibrate`;
+user text (file names, what a file says) is shown escaped or in tables, never as markdown."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import streamlit as st
+
+from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
+from model.examples import examples
+from model.measurements import Dataset
+from model.scenario import Scenario
+from ui import measure_data as data
+from ui import state
+from ui.layout import calibrated_values
+from ui.text import md_escape
+
+KIND_NAMES = {
+    "decode": "decode steps",
+    "launch": "launch micro-benchmark",
+    "cold_start": "cold-start items",
+    "startup_log": "vLLM start-up log",
+    "request": "request latency",
+    "serving": "serving benchmark",
+    "latency": "latency benchmark",
+    "throughput": "throughput benchmark",
+    "bandwidth": "capture kit: HBM bandwidth",
+    "h2d": "capture kit: host-to-device",
+}
+
+
+def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
+    c = st.columns(5)
+    c[0].metric("Data sets", len(sets))
+    c[1].metric("Points", 0 if cal is None else len(cal.points))
+    if cal is not None:
+        err = cal.to_json()["median_abs_error_pct"]
+        c[2].metric(
+            "Median |error|, model as configured",
+            "–" if err["before"] is None else f"{err['before']:.1f} %",
+            help="median over the points of |model − measured| / measured",
+        )
+        c[3].metric(
+            "… with the fit",
+            "–" if err["after"] is None else f"{err['after']:.1f} %",
+            delta=None
+            if err["after"] is None or err["before"] is None
+            else f"{err['after'] - err['before']:+.1f} pts",
+            delta_color="inverse",
+        )
+        c[4].metric("Parameters fitted", len(cal.fits), help=", ".join(cal.fits) or None)
+    if s.calibrated:
+        st.success(
+            f"This scenario is calibrated to measurements: {md_escape(calibrated_values(s))}."
+        )
+
+
+def upload_area() -> None:
+    st.file_uploader(
+        "Measurement files: our CSVs, vLLM start-up logs, vLLM benchmark JSON/JSONL/stdout, "
+        "GenAI-Perf CSV/JSON (5 MB each at most)",
+        accept_multiple_files=True,
+        key=state.watch_widget("w_meas_upload", None),
+        on_change=data.on_upload,
+    )
+    st.text_area(
+        "… or paste a log or a benchmark's output",
+        key="w_meas_paste",
+        height=120,
+        max_chars=data.MAX_PASTE_CHARS,
+        placeholder="INFO 06-19 23:05:01 [loader.py:447] Loading weights took 0.69 seconds …",
+    )
+    st.button("Read pasted text", on_click=data.on_paste, key="w_meas_paste_go")
+
+
+def examples_area() -> None:
+    st.markdown("**Example data sets** (published measurements, each with its source):")
+    for ex in examples().values():
+        row = st.columns([5, 1])
+        row[0].markdown(f"{md_escape(ex.title)}  \n{md_escape(ex.what)} · source: `{ex.source}`")
+        row[1].button(
+            "Load",
+            key=f"w_meas_ex_{ex.id}",
+            on_click=data.on_example,
+            args=(ex.id,),
+            width="stretch",
+        )
+
+
+def errors_area(errs: list[tuple[str, str]]) -> None:
+    for name, message in errs:
+        st.error(f"**{md_escape(name)}**: {md_escape(message)}")
+
+
+def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
+    out = []
+    cond = ds.conditions
+    gpus = cond.get("gpus") or cond.get("tensor_parallel_size")
+    if isinstance(gpus, int) and gpus != s.gpus:
+        out.append(f"it ran on {gpus} GPU(s), the scenario has {s.gpus}")
+    model = cond.get("model")
+    if isinstance(model, str) and model:
+        words = [w for w in s.model.name.lower().replace("-", " ").split() if len(w) > 1]
+        if words and not any(w in model.lower() for w in words[:2]):
+            out.append(f"it ran {model}, the scenario models {s.model.name}")
+    return out
+
+
+def read_area(s: Scenario, sets: list[Dataset]) -> None:
+    st.subheader("What was read")
+    for ds in sets:
+        n_rows = len(ds.rows)
+        title = (
+            f"{ds.name} — {KIND_NAMES.get(ds.kind, ds.kind)} ({ds.format})"
+            + (f", {n_rows} rows" if n_rows else "")
+            + (f", {len(ds.problems)} not read" if ds.problems else "")
+        )
+        with st.expander(md_escape(title)):
+            ex = data.example_for(ds)
+            if ex is not None:
+                st.caption(f"Example data set. Source: {md_escape(ex.source)}")
+            mismatch = _conditions_mismatch(s, ds)
+            if mismatch:
+                st.warning(
+                    "This measurement may not match the scenario: "
+                    + md_escape("; ".join(mismatch))
+                    + ". Set the scenario to what was measured before calibrating."
+                )
+            if ex is not None and ex.scenario:
+                st.button(
+                    "Set the scenario to what this example measured",
+                    key=f"w_meas_match_{ex.id}",
+                    on_click=state.apply_change,
+                    args=(
+                        [
+                            (k, str(v).lower() if isinstance(v, bool) else str(v))
+                            for k, v in ex.scenario.items()
+                        ],
+                    ),
+                    help=", ".join(f"{k}={v}" for k, v in ex.scenario.items()),
+                )
+            left, right = st.columns(2)
+            figs = {k: v for k, v in ds.figures.items() if not isinstance(v, list | dict)}
+            if ds.conditions:
+                left.markdown("**Conditions found**")
+                left.dataframe(_kv(ds.conditions), hide_index=True, width="stretch")
+            if figs:
+                right.markdown("**Figures**")
+                right.dataframe(_kv(figs), hide_index=True, width="stretch")
+            items = ds.extra.get("items")
+            if items:
+                right.dataframe(_kv(items), hide_index=True, width="stretch")
+            if ds.rows:
+                st.dataframe(pd.DataFrame(ds.rows[:1000]), hide_index=True, width="stretch")
+            if ds.problems:
+                st.markdown("**Not read, and why**")
+                st.dataframe(
+                    pd.DataFrame([{"where": p.where, "why": p.message} for p in ds.problems]),
+                    hide_index=True,
+                    width="stretch",
+                )
+            st.button(
+                "Remove this data set",
+                key=f"w_meas_rm_{ds.name}",
+                on_click=data.remove,
+                args=(ds.name,),
+            )
+    st.button("Remove all data sets", key="w_meas_clear", on_click=data.clear)
+
+
+def _kv(d: dict) -> pd.DataFrame:
+    return pd.DataFrame({"name": list(d), "value": [str(v) for v in d.values()]})
+
+
+def tab_labels(cal: Calibration) -> list[str]:
+    q = {p.quantity for p in cal.points}
+    labels = ["Fit and apply"]
+    if q & {"step_ms", "tpot_ms"}:
+        labels.append("Decode steps")
+    if q & {"ttft_ms", "tpot_ms"}:
+        labels.append("Request latency")
+    if "launch_saving_ms" in q:
+        labels.append("Launch overhead")
+    if any(x.startswith("item") for x in q) or q & {
+        "compile_s",
+        "capture_s",
+        "read_gb_s",
+        "hbm_gb_s",
+        "h2d_gb_s",
+    }:
+        labels.append("Cold start")
+    labels.append("Residuals")
+    return labels
+
+
+def fit_report(s: Scenario, cal: Calibration) -> None:
+    out = cal.to_json()
+    if cal.fits:
+        rows = [
+            {
+                "key": k,
+                "before": f.before,
+                "fitted": out["fit"][k]["value"],
+                "± (1 s.e.)": out["fit"][k]["uncertainty"],
+                "unit": UNITS.get(k, ""),
+                "points": f.points,
+                "from": f.data,
+                "R²": out["fit"][k]["r2"],
+                "note": f.note,
+            }
+            for k, f in cal.fits.items()
+        ]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        st.info("Nothing could be fitted from these data sets; see why below.")
+    if cal.refused:
+        st.markdown("**Not fitted, and why**")
+        st.dataframe(
+            pd.DataFrame([{"key": k, "why": v} for k, v in cal.refused.items()]),
+            hide_index=True,
+            width="stretch",
+        )
+    for note in cal.notes:
+        st.caption(md_escape(note))
+    ds = pd.DataFrame(out["data_sets"])
+    if not ds.empty:
+        st.markdown("**Per data set**")
+        st.dataframe(ds, hide_index=True, width="stretch")
+    row = st.columns([1, 1, 3])
+    keys = out["keys"]
+    row[0].button(
+        "Apply the fit",
+        type="primary",
+        disabled=not keys,
+        key=state.watch_widget("w_meas_apply", False),
+        on_click=apply_fit,
+        args=(keys, list(s.calibrated or [])),
+        help="Writes the fitted values into the scenario as ordinary keys; every lens uses "
+        "them and the share link carries them.",
+    )
+    row[1].button(
+        "Reset the calibration",
+        disabled=not s.calibrated,
+        key=state.watch_widget("w_meas_reset", False),
+        on_click=reset_fit,
+        args=(list(s.calibrated or []),),
+        help="Drops the calibrated keys: the engine profile's values apply again.",
+    )
+    if keys:
+        row[2].code(" ".join(f"--set {k}={v}" for k, v in keys.items()), language=None)
+
+
+def apply_fit(keys: dict, already: list[str]) -> None:
+    listed = list(dict.fromkeys([*already, *keys]))
+    state.apply_change(
+        [(k, repr(float(v))) for k, v in keys.items()] + [("calibrated", ",".join(listed))]
+    )
+
+
+def reset_fit(keys: list[str]) -> None:
+    state.apply_change([], drop_prefixes=(*keys, "calibrated"))
+
+
+def rates_table(cal: Calibration) -> None:
+    rows = [
+        r for r in cal.residual_rows() if r["quantity"] in ("read_gb_s", "hbm_gb_s", "h2d_gb_s")
+    ]
+    if rows:
+        st.markdown("**Rates**")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def downloads(s: Scenario, cal: Calibration) -> None:
+    frame = pd.DataFrame(cal.residual_rows())
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    c = st.columns(2)
+    c[0].download_button(
+        "Residuals (CSV)",
+        buf.getvalue(),
+        file_name="whatif-measurements-residuals.csv",
+        mime="text/csv",
+        on_click="ignore",
+    )
+    c[1].download_button(
+        "Fit report (JSON)",
+        json.dumps(cal.to_json(), indent=2, allow_nan=False),
+        file_name="whatif-calibration.json",
+        mime="application/json",
+        on_click="ignore",
+    )
+
+
+def formulas() -> None:
+    st.markdown("Decode step, fitted for the efficiency *e* and the host work *h* (SPEC 4.1, 4.5):")
+    st.latex(
+        r"t_\text{step}(b) = \max\!\Big(\frac{W + b\,c\,K}{e\,B_\text{HBM}},\ "
+        r"\frac{F(b)}{\eta\,P}\Big) + t_\text{comm} + N(b)\,\tau + h + b\,h_\text{seq}"
+    )
+    st.markdown(
+        "Least squares on relative residuals (numpy `lstsq` in a damped Gauss-Newton loop), "
+        "one standard error from the covariance:"
+    )
+    st.latex(
+        r"\min_\theta \sum_i \Big(\frac{m_i(\theta) - y_i}{y_i}\Big)^2,\qquad "
+        r"\operatorname{cov}\hat\theta = s^2 (J^\top J)^{-1},\ s^2 = \frac{\sum r_i^2}{n - p}"
+    )
+    st.markdown("Launch cost from an eager/graph pair, and the storage read rate from a log:")
+    st.latex(
+        r"t_\text{eager} - t_\text{graph} = N\tau + c,\qquad "
+        r"R = \frac{\text{ranks}\times\text{GiB per rank}}{t_\text{load} - t_\text{H2D}}"
+    )
+    st.caption(
+        "A parameter is refused when the points cannot tell it from another (one batch size "
+        "cannot separate bandwidth from host work) or when its standard error exceeds its "
+        "value. Units: " + ", ".join(f"{q} [{u}]" for q, u in QUANTITY_UNITS.items())
+    )
