@@ -389,6 +389,13 @@ def test_no_module_of_the_kit_imports_torch_at_import_time():
     assert proc.stdout.strip() == "['torch']"  # only the blocker: no torch, and stdlib only
 
 
+def test_the_kit_parses_as_python_3_9():
+    """Cluster environments with torch are often older than the app's 3.11."""
+    for path in KIT.glob("*.py"):
+        ast.parse(path.read_text(encoding="utf-8"), feature_version=(3, 9))
+        assert "strict=" not in path.read_text(encoding="utf-8"), path.name  # zip(strict) is 3.10
+
+
 def test_gpu_module_says_torch_is_missing(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(gpu.Unavailable, match="PyTorch is not installed"):
@@ -628,3 +635,16 @@ def test_torch_without_a_gpu_or_without_that_gpu(fake_torch, tmp_path, monkeypat
     err = capsys.readouterr().err
     assert "sees no CUDA GPU" in err and "CPU-only build" in err and err.count("\n") == 1
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_gpu_that_cannot_be_used_is_reported(fake_torch, tmp_path, capsys, monkeypatch):
+    def busy(index):
+        raise RuntimeError("CUDA error: all CUDA-capable devices are busy or unavailable")
+
+    monkeypatch.setattr(gpu, "use_device", busy)
+    out = tmp_path / "m"
+    assert cli.main(["--out", str(out), "--quick", "--only", "launch,h2d"]) == 1
+    assert "busy or unavailable" in capsys.readouterr().err
+    env = json.loads((out / "env.json").read_text(encoding="utf-8"))
+    assert list(env["failures"]) == ["cuda:0"]
+    assert sorted(p.name for p in out.iterdir()) == ["env.json"]

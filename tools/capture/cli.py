@@ -275,7 +275,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"capture: {exc}", file=sys.stderr)
         return 2
     out = Path(plan.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"capture: cannot create {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     mode = " (--quick)" if plan.quick else ""
     print(f"capture: GPU {plan.device} of {count} → {out}/{mode}", flush=True)
     smi = gpu.nvidia_smi()
@@ -285,7 +289,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for step in plan.steps:
             if step != "cold_start" and "torch_device" not in info:
-                info["torch_device"] = gpu.use_device(plan.device)  # creates this context
+                try:
+                    info["torch_device"] = gpu.use_device(plan.device)  # creates this context
+                except Exception as exc:  # a busy or broken GPU: no measurement can run
+                    failures[f"cuda:{plan.device}"] = _one_line(exc)
+                    print(f"  GPU {plan.device}: {_one_line(exc)}", file=sys.stderr, flush=True)
+                    break
                 info.update(_device_info(plan.device))
                 print(
                     f"  GPU {plan.device}: {(info.get('gpu') or {}).get('name', '?')}", flush=True

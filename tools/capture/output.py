@@ -14,7 +14,7 @@ import math
 import os
 import platform
 import sys
-from datetime import UTC, datetime
+import time
 from pathlib import Path
 
 from tools.capture.stats import Summary, gb_s, launch_us, matvec_bytes, summarize
@@ -190,8 +190,8 @@ def parse_smi(text: str | None, fields=SMI_FIELDS) -> list[dict]:
         if len(cells) != len(fields):
             continue
         gpu = {}
-        for key, cell in zip(fields, cells, strict=True):
-            cell = cell.strip()
+        for i, key in enumerate(fields):  # no zip(strict): the kit runs on Python 3.9 too
+            cell = cells[i].strip()
             if not cell or cell.startswith("[") or cell.upper() == "N/A":
                 gpu[key] = None
                 continue
@@ -220,7 +220,7 @@ def build_env(argv, torch_info: dict | None = None, smi: list[dict] | None = Non
     info = dict(torch_info or {})
     env = {
         "command": " ".join([Path(sys.executable).name, "-m", "tools.capture", *map(str, argv)]),
-        "utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "torch": info.get("torch"),
