@@ -1,0 +1,1 @@
+"""Helpers that run outside the app (not part of the installed package)."""
