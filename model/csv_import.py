@@ -16,16 +16,18 @@ Lines
     link) is kept as ``conditions["link"]``; only http(s) links are kept. An Excel ``sep=;``
     line before the header sets the separator. One record per line: a quoted field may hold the
     separator but not a line break (an unclosed quote refuses that row). A line longer than
-    100,000 characters refuses the file (Python's csv field limit is left alone); text longer
-    than :data:`~model.measurements.MAX_BYTES` characters is refused too.
+    100,000 characters refuses the file (Python's csv field limit is left alone; with
+    ``kind=None`` such a first line is simply not ours: None); text longer than
+    :data:`~model.measurements.MAX_BYTES` characters is refused too.
 Separator
     Comma. A header with no comma but a tab (or else a semicolon) makes the file tab (or
     semicolon) separated. There, a comma inside a number is refused as ambiguous (decimal comma
     or thousands separator?); in a comma-separated file a quoted ``"5,919.16"`` is a number.
 Header
     Names are case-insensitive; surrounding spaces, quotes and a UTF-8 byte-order mark are
-    ignored; spaces, hyphens and ``/`` inside a name read as ``_``; a unit in brackets reads as
-    a suffix (``Step (ms)`` = ``step_ms``, ``GB/s`` = ``gb_s``, ``µs`` = ``us``). Each kind's
+    ignored; spaces, hyphens, dots and ``/`` inside a name read as ``_``; a unit in brackets
+    reads as a suffix (``Step (ms)`` = ``step_ms``, ``GB/s`` = ``gb_s``, ``µs`` = ``us``). Each
+    kind's
     columns are those of ``CSV_SCHEMAS``. These units in the name are converted on reading
     (and listed in ``Dataset.extra["converted"]``):
 
@@ -79,23 +81,25 @@ decode
     ``batch``; ``step_ms`` or ``tokens_per_s`` (aggregate over the batch). From tokens_per_s
     alone, ``step_ms = batch / tokens_per_s × 1000`` (both kept). With both, they must agree
     within 5 % or a problem says so (step_ms is used). ``cuda_graphs``: ``none`` (also
-    ``eager``, ``enforce_eager``, ``off``, ``false``), ``piecewise``, ``full_decode_only``,
-    ``full_and_piecewise``, ``full`` (vLLM's FULL: a decode step replays one full graph, read
-    as ``full_decode_only``); ``graphs``, ``on``, ``true`` or an empty cell mean the engine's
-    default and read as None; vLLM's spelling (``FULL_AND_PIECEWISE``,
-    ``CUDAGraphMode.FULL``) is accepted. ``context_tokens`` ≥ 0. Figures: ``points``,
-    ``batches`` (distinct, sorted), ``min_step_ms``, ``max_step_ms``, ``graph_modes``
-    (distinct, None first).
+    ``eager``, ``enforce_eager``, ``off``, ``false``, ``no``), ``piecewise``,
+    ``full_decode_only``, ``full_and_piecewise``, ``full`` (vLLM's FULL: a decode step replays
+    one full graph, read as ``full_decode_only``); ``graphs``, ``on``, ``true``, ``yes``,
+    ``default`` or an empty cell mean the engine's default and read as None; case, hyphens and
+    vLLM's spelling (``FULL_AND_PIECEWISE``, ``CUDAGraphMode.FULL``) are accepted.
+    ``context_tokens`` ≥ 0. Figures: ``points``, ``batches`` (distinct, sorted),
+    ``min_step_ms``, ``max_step_ms``, ``graph_modes`` (distinct, None first).
 launch
     ``kernels``, ``eager_ms``, ``graph_ms``; graph_ms > eager_ms is a problem, the row is kept.
     Figures: ``points``, ``tau_us_naive`` = median over rows of (eager_ms − graph_ms) / kernels
     × 1000 [µs per launch].
 cold_start
     ``item``: 1–5 or the names of ``COLD_ITEMS`` (process_init, cuda_context, allocator,
-    weights, compile_capture); also ``process``, ``cuda_init``, ``weights_load``, ``load``,
-    ``model_loading`` and ``item 4``. ``compile`` (``torch_compile``) and ``capture``
-    (``graph_capture``, ``graphs``) are the two parts of item 5 (``part`` in the row); item 5
-    is their sum when it is not given whole (given whole, the whole is used). ``seconds`` ≥ 0.
+    weights, compile_capture); also ``item 4``, ``process``, ``process_start`` (1),
+    ``cuda_init``, ``context`` (2), ``allocator_init`` (3), ``weights_load``, ``weight_load``,
+    ``load``, ``loading_weights``, ``model_loading`` (4). ``compile`` (``torch_compile``) and
+    ``capture`` (``graph_capture``, ``graphs``, ``cuda_graphs``) are the two parts of item 5
+    (``part`` in the row); item 5 is their sum when it is not given whole (given whole, the
+    whole is used). ``seconds`` ≥ 0.
     A repeated item is a repeat: figures use the mean and keep the count. Figures:
     ``points``, ``item1_s`` … ``item5_s`` and ``item1_n`` … (repeats) for the items present,
     ``compile_s``/``capture_s`` when parts are given, ``total_s`` only when all five are
@@ -113,6 +117,11 @@ h2d
     ``ms``, ``gb_s`` as for bandwidth. Figures: ``points``, ``pinned_gb_s`` and
     ``pageable_gb_s`` (median per mode present).
 
+Rows hold the kind's columns that the header has, under the names of ``CSV_SCHEMAS`` (None
+where an optional cell is empty), plus ``step_ms`` (decode, from tokens_per_s), ``gb_s``
+(bandwidth and h2d, computed when absent) and ``name``, ``part`` (cold_start); whole numbers
+are ints, everything else numeric is a float in the column's unit.
+
 Conditions: ``link`` (from the comment), and ``model``, ``gpus``, ``context_tokens``,
 ``prompt_tokens``, ``output_tokens``, ``dtype`` when that column holds one value throughout.
 """
@@ -123,6 +132,7 @@ import csv
 import re
 import statistics
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from model.errors import ScenarioError
 from model.measurements import COLD_ITEMS, CSV_SCHEMAS, MAX_BYTES, MAX_ROWS, Dataset, number
@@ -446,7 +456,10 @@ def _split(line: str, delimiter: str) -> list[str] | None:
     try:
         cells = next(csv.reader([line], delimiter=delimiter, skipinitialspace=True, strict=True))
     except csv.Error:
-        return None
+        if line.count('"') % 2:  # a quote opened and not closed
+            return None
+        # closed quotes with text after them (`"Batch" ,`): read leniently
+        cells = next(csv.reader([line], delimiter=delimiter, skipinitialspace=True))
     return [c.strip() for c in cells]
 
 
@@ -524,6 +537,13 @@ def _word(cell: str) -> str:
     return re.sub(r"[\s\-]+", "_", cell.strip().lower())
 
 
+def _scale(value: float, factor: float) -> float:
+    """``value × factor`` in decimal, so that 21400 µs is 21.4 ms and not 21.400000000000002."""
+    if factor == 1.0:
+        return value
+    return float(Decimal(repr(value)) * Decimal(repr(factor)))
+
+
 def _cell(cell: str, col: _Column, delimiter: str):
     """One cell's typed value (None when empty), or :class:`_CellError`."""
     cell = cell.strip()
@@ -552,7 +572,7 @@ def _cell(cell: str, col: _Column, delimiter: str):
         if w in _COLD_PARTS:
             return (5, _COLD_PARTS[w])
         raise _CellError(f"{_shown(cell)} is not a cold-start item; accepted: {_COLD_ACCEPTED}")
-    v = _number(cell, col, delimiter) * col.factor
+    v = _scale(_number(cell, col, delimiter), col.factor)
     if kind == "int":
         if not v.is_integer():
             raise _CellError(f"{_shown(cell)} is not a whole number")
@@ -767,8 +787,10 @@ def _fast(cells: list[str], col: _Column) -> list:
             for c in cells
         ]
         if kind == "pos":
-            return [v * f if v is not _MISS and v > 0.0 else _MISS for v in vals]
-        return [v if v is _MISS else v * f for v in vals]
+            vals = [v if v is not _MISS and v > 0.0 else _MISS for v in vals]
+        if f == 1.0:
+            return vals
+        return [v if v is _MISS else _scale(v, f) for v in vals]
     if kind == "text":
         return [c.strip() or None for c in cells]
     table = {"graphs": _GRAPHS_FAST, "mode": _MODES_FAST, "item": _ITEMS_FAST}.get(kind)
