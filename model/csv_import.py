@@ -62,7 +62,8 @@ Cells
     cells, no NaN, no Inf). A unit in a cell is accepted only when it is the column's own unit
     (``21.4 ms`` in ``step_ms``, ``2 s`` in ``seconds``): the value is read as written. Any
     other unit (``0.0214 s`` in ``step_ms``, ``8 seqs`` in ``batch``) refuses the row: units
-    belong in the header. Times are > 0 (cold-start seconds ≥ 0). ``batch``, ``kernels``,
+    belong in the header. Times, rates and bandwidths are > 0 (cold-start seconds ≥ 0) and
+    within 10⁻⁹ … 10¹² in the column's unit; sizes at most 10¹⁸ bytes. ``batch``, ``kernels``,
     ``concurrency``, ``gpus``, ``rows``, ``cols``, ``prompt_tokens``, ``output_tokens`` are
     whole numbers ≥ 1 and ``context_tokens`` ≥ 0 (``8.0`` reads as 8; ``8.5`` is refused), at
     most 10⁹. An empty optional cell is None; an empty required cell refuses the row.
@@ -140,6 +141,10 @@ from model.scenario import CUDA_GRAPHS_MODES
 
 MAX_LINE = 100_000  #: characters in one line
 MAX_INT = 1_000_000_000  #: the largest count a whole-number column accepts
+#: the range of other numbers, in the column's unit (ms, s, GB/s, tokens/s): a time of 10⁻⁹ ms
+#: or 10¹² s is a typing error, and the figures derived from such values would overflow
+MIN_VALUE, MAX_VALUE = 1e-9, 1e12
+MAX_BYTES_VALUE = 10**18  #: the largest size in bytes
 FIRST_PROBLEMS = 5  #: problems quoted in the error when no row could be read
 
 # --- header names ---------------------------------------------------------------------------
@@ -586,11 +591,18 @@ def _cell(cell: str, col: _Column, delimiter: str):
             raise _CellError(f"{_shown(cell)} is not a whole number of bytes")
         if round(v) < 1:
             raise _CellError(f"{_shown(cell)} must be at least one byte")
+        if round(v) > MAX_BYTES_VALUE:
+            raise _CellError(f"{_shown(cell)} is more than 10¹⁸ bytes")
         return int(round(v))
     if kind == "pos" and not v > 0:
         raise _CellError(f"{_shown(cell)} must be greater than 0")
     if kind == "nonneg" and v < 0:
         raise _CellError(f"{_shown(cell)} must not be negative")
+    if v > MAX_VALUE or (kind == "pos" and v < MIN_VALUE):
+        low = f"{MIN_VALUE:g}" if kind == "pos" else "0"
+        raise _CellError(
+            f"{_shown(cell)} is out of range: {col.name} between {low} and {MAX_VALUE:g}"
+        )
     return v
 
 
@@ -786,11 +798,10 @@ def _fast(cells: list[str], col: _Column) -> list:
             else _MISS
             for c in cells
         ]
-        if kind == "pos":
-            vals = [v if v is not _MISS and v > 0.0 else _MISS for v in vals]
-        if f == 1.0:
-            return vals
-        return [v if v is _MISS else _scale(v, f) for v in vals]
+        if f != 1.0:
+            vals = [v if v is _MISS else _scale(v, f) for v in vals]
+        low = MIN_VALUE if kind == "pos" else 0.0
+        return [v if v is not _MISS and low <= v <= MAX_VALUE else _MISS for v in vals]
     if kind == "text":
         return [c.strip() or None for c in cells]
     table = {"graphs": _GRAPHS_FAST, "mode": _MODES_FAST, "item": _ITEMS_FAST}.get(kind)

@@ -533,3 +533,46 @@ def test_valid_decode_rows_read_back_unchanged(rows, delimiter):
     assert ds.rows == [
         {"batch": b, "step_ms": s, "cuda_graphs": g, "context_tokens": c} for b, s, g, c in rows
     ]
+
+
+def test_absurd_magnitudes_are_refused_before_figures_overflow():
+    ds = read_csv("bytes,ms\n1000000000,1e-300\n1e30,1\n1000000000,0.5\n", "b.csv")
+    assert [r["gb_s"] for r in ds.rows] == [2000.0]  # 10⁹ B / 0.5 ms / 10⁶
+    assert problems(ds) == [
+        "row 1 (line 2): column ms: '1e-300' is out of range: ms between 1e-09 and 1e+12",
+        "row 2 (line 3): column bytes: '1e30' is more than 10¹⁸ bytes",
+    ]
+    ds = read_csv("batch,tokens_per_s\n8,1e-20\n8,400\n", "d.csv")
+    assert [r["step_ms"] for r in ds.rows] == [20.0]  # 8 / 400 × 1000
+
+
+cells = st.sampled_from(
+    ["", "1", "8.0", "8.5", "-1", "0", "1e400", "nan", "21.4 ms", "2 s", '"1,024"', "1,5", "x"]
+    + ["pinned", "compile", "5", "full", '"', '"a"b', "\ufeff", "# link: http://x"]
+)
+headers = st.lists(
+    st.sampled_from(
+        [c for kind in CSV_SCHEMAS.values() for g in kind["required"] for c in g]
+        + ["step", "latency_s", "Step (µs)", "foo", "", "note"]
+    ),
+    min_size=1,
+    max_size=5,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    headers,
+    st.lists(st.lists(cells, max_size=6), max_size=6),
+    st.sampled_from([None, "decode", "h2d"]),
+)
+def test_any_input_is_a_dataset_none_or_a_scenario_error(header, rows, kind):
+    text = ",".join(header) + "\n" + "\n".join(",".join(r) for r in rows)
+    try:
+        ds = read_csv(text, "f.csv", kind)
+    except ScenarioError as exc:
+        assert exc.key == "f.csv" and exc.message
+        return
+    if ds is not None:
+        assert ds.rows
+        json.dumps(ds.to_json(), allow_nan=False)  # no NaN or Inf reaches a figure
