@@ -160,8 +160,13 @@ _MS = {
     "usec": (1e-3, "us"),
     "ns": (1e-6, "ns"),
 }
-_SECONDS = {"s": (1.0, "s"), "sec": (1.0, "s"), "seconds": (1.0, "s"), "ms": (1e-3, "ms")}
-_SECONDS["min"] = (60.0, "min")
+_SECONDS = {
+    "s": (1.0, "s"),
+    "sec": (1.0, "s"),
+    "seconds": (1.0, "s"),
+    "ms": (1e-3, "ms"),
+    "min": (60.0, "min"),
+}
 _BYTES = {
     "bytes": (1.0, "bytes"),
     "kb": (1e3, "kb"),
@@ -534,8 +539,12 @@ _COLD_PARTS = {
 _COLD_ACCEPTED = (
     "1–5 or " + ", ".join(COLD_ITEMS.values()) + "; compile and capture as the parts of item 5"
 )
-_MODES = {"pinned": "pinned", "page_locked": "pinned", "pageable": "pageable"}
-_MODES["unpinned"] = "pageable"
+_MODES = {
+    "pinned": "pinned",
+    "page_locked": "pinned",
+    "pageable": "pageable",
+    "unpinned": "pageable",
+}
 
 
 def _word(cell: str) -> str:
