@@ -1047,6 +1047,7 @@ def overlay_curves(s: Scenario, cal: Calibration) -> dict:
                 out["decode"].append(
                     {
                         "which": which,
+                        "group": (ctx, graphs),  # as the points name it (None: as configured)
                         "context_tokens": vv.context_tokens,
                         "cuda_graphs": vv.cuda_graphs,
                         "batch": grid,

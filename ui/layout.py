@@ -69,14 +69,15 @@ def scenario_caption(s: Scenario, *details: str) -> None:
     )
 
 
+def key_value(s: Scenario, key: str) -> float:
+    """The value the scenario computes with for a calibratable key (dotted hardware keys too)."""
+    s = s.effective()
+    return s.hardware.h2d_gb_s if key == "hardware.h2d_gb_s" else getattr(s, key)
+
+
 def calibrated_values(s: Scenario) -> str:
     """``key = value`` of every calibrated key (the values the scenario computes with)."""
-    s = s.effective()
-    shown = []
-    for key in s.calibrated or []:
-        v = s.hardware.h2d_gb_s if key == "hardware.h2d_gb_s" else getattr(s, key)
-        shown.append(f"{key} = {v:.4g}")
-    return ", ".join(shown)
+    return ", ".join(f"{key} = {key_value(s, key):.4g}" for key in s.calibrated or [])
 
 
 def calibration_notice(s: Scenario) -> None:

@@ -30,7 +30,7 @@ def decode_figure(cal, curves: dict, y: str = "step_ms"):
     data = []
     groups = []
     for c in curves["decode"]:
-        g = (c["context_tokens"], c["cuda_graphs"])
+        g = c["group"]
         if g not in groups:
             groups.append(g)
         col = GROUP_COLOURS[groups.index(g) % len(GROUP_COLOURS)]
@@ -40,7 +40,8 @@ def decode_figure(cal, curves: dict, y: str = "step_ms"):
                 "mode": "lines",
                 "x": as_list(c["batch"]),
                 "y": as_list(c[y]),
-                "name": f"{WHICH[c['which']]}: context {c['context_tokens']:,}, {_mode(g[1])}",
+                "name": f"{WHICH[c['which']]}: context {c['context_tokens']:,}, "
+                f"{_mode(c['cuda_graphs'])}",
                 "line": {"color": col, "dash": DASH[c["which"]], "width": 2},
                 "legendgroup": str(g),
             }
@@ -64,11 +65,13 @@ def decode_figure(cal, curves: dict, y: str = "step_ms"):
                 "name": f"measured: {plotly_text(ps[0].dataset)}"
                 + (f", context {g[0]:,}" if g[0] is not None else "")
                 + (f", {_mode(g[1])}" if g[1] is not None else ""),
-                "marker": {
-                    "color": MEASURED,
+                "marker": {  # the curve's colour, and a symbol per group as a second cue
+                    "color": GROUP_COLOURS[groups.index(g) % len(GROUP_COLOURS)]
+                    if g in groups
+                    else MEASURED,
                     "symbol": symbols[i % len(symbols)],
-                    "size": 9,
-                    "line": {"width": 1, "color": "white"},
+                    "size": 10,
+                    "line": {"width": 1.5, "color": MEASURED},
                 },
                 "text": [plotly_text(p.label) for p in ps],
                 "hovertemplate": "%{text}<br>%{y:.4g}<extra>measured</extra>",

@@ -16,7 +16,7 @@ from model.measurements import Dataset
 from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state
-from ui.layout import calibrated_values
+from ui.layout import calibrated_values, key_value
 from ui.text import md_escape
 
 KIND_NAMES = {
@@ -40,12 +40,13 @@ def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
     if cal is not None:
         err = cal.to_json()["median_abs_error_pct"]
         c[2].metric(
-            "Median |error|, model as configured",
+            "Error, as configured",
             "–" if err["before"] is None else f"{err['before']:.1f} %",
-            help="median over the points of |model − measured| / measured",
+            help="median over the points of |model − measured| / measured, with the "
+            "scenario as it is",
         )
         c[3].metric(
-            "… with the fit",
+            "Error, with the fit",
             "–" if err["after"] is None else f"{err['after']:.1f} %",
             delta=None
             if err["after"] is None or err["before"] is None
@@ -232,10 +233,11 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
         st.dataframe(ds, hide_index=True, width="stretch")
     row = st.columns([1, 1, 3])
     keys = out["keys"]
+    applied = bool(keys) and all(float(f"{key_value(s, k):.4g}") == v for k, v in keys.items())
     row[0].button(
         "Apply the fit",
         type="primary",
-        disabled=not keys,
+        disabled=not keys or applied,
         key=state.watch_widget("w_meas_apply", False),
         on_click=apply_fit,
         args=(keys, list(s.calibrated or [])),
