@@ -107,7 +107,8 @@ import shlex
 from dataclasses import dataclass, field
 
 from model.errors import ScenarioError
-from model.measurements import MAX_ROWS, Dataset, number
+from model.measurements import MAX_ROWS, Dataset
+from model.measurements import number as _measurements_number
 
 #: every ``Dataset.format`` this module returns
 FORMATS = (
@@ -141,6 +142,13 @@ _SERVING_STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|it
 
 
 # --------------------------------------------------------------------------------------- values
+def _number(raw) -> float | None:
+    """:func:`model.measurements.number`, and None where it raises: it lets an exponent with no
+    mantissa ("E10") through its pattern to ``float()``, which refuses it."""
+    try:
+        return _measurements_number(raw)
+    except ValueError:
+        return None
 
 
 def _kind_of(raw) -> str:
@@ -170,7 +178,7 @@ def _figure(ds: Dataset, where: str, key: str, raw) -> float | int | None:
     if isinstance(raw, bool | list | dict) or raw is None:
         ds.problem(where, f"expected a number, got {_kind_of(raw)}")
         return None
-    value = number(raw)
+    value = _number(raw)
     if value is None:
         if isinstance(raw, float):
             ds.problem(where, f"{_show(raw)} is not a number; accepted: a finite number")
@@ -191,7 +199,7 @@ def _figure(ds: Dataset, where: str, key: str, raw) -> float | int | None:
 
 
 def _count_condition(ds: Dataset, where: str, raw) -> int | None:
-    value = number(raw)
+    value = _number(raw)
     if value is None or value < 0 or value != int(value):
         ds.problem(where, f"{_show(raw)} is not a whole number ≥ 0")
         return None
@@ -205,7 +213,7 @@ def _rate_condition(ds: Dataset, where: str, raw) -> float | str | None:
         return "inf"
     if isinstance(raw, str) and raw.strip().lower() in ("inf", "infinity"):
         return "inf"
-    value = None if isinstance(raw, bool) else number(raw)
+    value = None if isinstance(raw, bool) else _number(raw)
     if value is None or value < 0:
         ds.problem(where, f"{_show(raw)} is not a request rate; accepted: a number ≥ 0 or 'inf'")
         return None
@@ -226,7 +234,7 @@ def _mean_lengths(figures: dict, conditions: dict, input_lens=None, output_lens=
         if completed and total_key in figures:
             value = figures[total_key] / completed
         elif isinstance(lens, list) and lens:
-            nums = [number(x) for x in lens]
+            nums = [_number(x) for x in lens]
             if all(n is not None and n >= 0 for n in nums):
                 value = sum(nums) / len(nums)
         if value is not None:
@@ -538,8 +546,8 @@ def _vllm_object(ds: Dataset, obj: dict, prefix: str = "") -> _Run:
             elif raw is not None:
                 ds.problem(where, f"expected text, got {_kind_of(raw)}")
         elif key in _VLLM_NUMBERS:
-            if raw is not None and number(raw) is not None:
-                conditions[key] = number(raw)
+            if raw is not None and _number(raw) is not None:
+                conditions[key] = _number(raw)
         elif isinstance(raw, int | float) and not isinstance(raw, bool):
             if _FIGURE_LIKE.search(key):
                 v = _figure(ds, where, key, raw)
@@ -682,7 +690,7 @@ def _preamble(ds: Dataset, n: int, line: str, pending: dict) -> None:
     elif key == "max_concurrency":
         v = _count_condition(ds, where, value)
     else:
-        v = number(value)
+        v = _number(value)
     if v is not None:
         pending[key] = v
 
@@ -880,10 +888,10 @@ def _latency_json(name: str, obj: dict) -> Dataset:
     pct = obj.get("percentiles")
     if isinstance(pct, dict):
         for p, raw in pct.items():
-            if number(p) is None:
+            if _number(p) is None:
                 ds.problem(f"percentiles.{p}", "not a percentile; accepted keys like '50', '99'")
                 continue
-            fig = f"{_pct_name(str(number(p)))}_latency_s"
+            fig = f"{_pct_name(str(_number(p)))}_latency_s"
             v = _figure(ds, f"percentiles.{p}", fig, raw)
             if v is not None:
                 ds.figures[fig] = v
@@ -1173,9 +1181,11 @@ def _from_json(name: str, obj) -> Dataset | None:
     return None
 
 
+#: keys that make broken JSON recognisably a benchmark result (then an error, not None)
 _BENCH_KEY = re.compile(
     r'"(completed|request_throughput|total_token_throughput|output_throughput|avg_latency|'
-    r'requests_per_second|time_to_first_token|request_latency|(mean|median|p99)_(ttft|tpot|itl|e2el)_ms)"'
+    r"requests_per_second|time_to_first_token|request_latency|burstiness|num_prompts|"
+    r'max_concurrency|tokenizer_id|(mean|median|p99)_(ttft|tpot|itl|e2el)_ms)"'
 )
 
 
