@@ -15,6 +15,8 @@ Formats (``Dataset.format``; ``kind`` in brackets):
     ``max_output_tokens_per_s``, ``max_concurrent_requests``…). The per-request lists
     (``ttfts``, ``itls``, ``input_lens``, ``latencies``…) are not copied; the mean prompt and
     output lengths are derived from ``total_input_tokens / completed`` (or ``input_lens``).
+    Other numeric keys named like metrics (``spec_decode_*``, ``probe_*``, ``*_ms``, ``*_per_s``,
+    ``*_throughput``) are figures; other numbers and short strings are conditions (metadata).
 ``vllm_bench_jsonl`` [serving]
     Several such objects, one a line (``--append-result``). One row per run; a line that is not
     JSON is a problem (``line N: not JSON``) and the rest is read.
@@ -23,8 +25,9 @@ Formats (``Dataset.format``; ``kind`` in brackets):
     ``Total Token throughput`` and new ``Total token throughput``, trailing spaces, section
     headers, ``Mean/Median/P{p} TTFT|TPOT|ITL|E2EL (ms)`` rows). Each table is a run (a row);
     the lines around it are ignored, except the command line (``--model``, ``--max-concurrency``,
-    ``--request-rate``…), ``Traffic request rate:`` and ``Maximum request concurrency:`` printed
-    before it, which become its conditions. A saved result JSON object printed on one line after a
+    ``--request-rate``…; continued lines joined), the ``Namespace(...)`` line the scripts print
+    (read with a pattern, never evaluated), ``Traffic request rate:`` and ``Maximum request
+    concurrency:`` printed before it, which become its conditions. A saved result JSON object printed on one line after a
     table (as in wrapper scripts' logs) with the same ``completed`` count is the same run: its
     unrounded figures and its conditions (model, GPU metadata, date) replace the table's.
 ``vllm_latency_stdout`` / ``vllm_latency_json`` [latency]
@@ -93,6 +96,14 @@ Sources (schemas read from the tools' code; real examples in ``shared/fixtures/b
   https://github.com/ai-dynamo/aiperf/issues/340 and AIPerf's
   ``docs/tutorials/working-with-profile-exports.md``.
 
+Recognition: a JSON object by its keys (vLLM: ``completed``, ``request_throughput``,
+``mean_ttft_ms``…; GenAI-Perf: a metric such as ``request_latency`` holding an object; latency:
+``avg_latency``; throughput: ``requests_per_second``…). Valid JSON with none of them (``{"a": 1}``,
+a list, a number) is None; broken JSON that names such keys is an error saying where it breaks.
+``Dataset.problems`` lists what was skipped and why (``line 5, Mean TTFT (ms): 'abc' is not a
+number``, ``mean_ttft_ms: NaN is not a number``, ``duration: negative``, ``line 3: not JSON``);
+rows and keys this importer does not use are skipped silently.
+
 Nothing is evaluated: JSON is read with :func:`json.loads` (a nesting too deep for it is a
 :class:`ScenarioError`), CSV with :mod:`csv`, command lines with :func:`shlex.split`.
 """
@@ -136,12 +147,13 @@ _COUNTS = {
 #: figures that are ints when whole (printed with decimals by some tools)
 _WHOLE = {"max_concurrent_requests"}
 
-_METRICS = ("ttft", "tpot", "itl", "e2el")
 _STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_[a-z0-9_]+_ms$")
 _SERVING_STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
 
 
 # --------------------------------------------------------------------------------------- values
+
+
 def _number(raw) -> float | None:
     """:func:`model.measurements.number`, and None where it raises: it lets an exponent with no
     mantissa ("E10") through its pattern to ``float()``, which refuses it."""
@@ -242,9 +254,12 @@ def _mean_lengths(figures: dict, conditions: dict, input_lens=None, output_lens=
             conditions.setdefault(out_key, value)
 
 
-def _pct_name(p: str) -> str:
-    v = float(p)
-    return f"p{int(v)}" if v == int(v) else f"p{p}"
+def _pct_name(p) -> str | None:
+    """``p99``, ``p99.9`` for a percentile 0–100, else None."""
+    v = _number(p)
+    if v is None or not 0 <= v <= 100:
+        return None
+    return f"p{int(v)}" if v == int(v) else f"p{v}"
 
 
 # ------------------------------------------------------------------------------- command lines
@@ -572,7 +587,17 @@ def _vllm_json(name: str, obj: dict) -> Dataset:
     return ds
 
 
+#: a vLLM result key as it is written in JSON text (a quick test before parsing line by line)
+_VLLM_KEY_TEXT = re.compile(
+    r'"(completed|failed|request_throughput|output_throughput|total_token_throughput|'
+    r"total_input_tokens|total_output_tokens|request_goodput:?|input_throughput|"
+    r'max_output_tokens_per_s|max_concurrent_requests|rtfx|[a-z0-9.]+_(ttft|tpot|itl|e2el)_ms)"'
+)
+
+
 def _vllm_jsonl(name: str, text: str) -> Dataset | None:
+    if not _VLLM_KEY_TEXT.search(text):
+        return None
     lines = text.split("\n")
     parsed: list[tuple[int, object]] = []
     bad: list[tuple[int, str]] = []
@@ -618,10 +643,9 @@ def _vllm_jsonl(name: str, text: str) -> Dataset | None:
 
 # ------------------------------------------------------------------------------ stdout table
 
-_BANNER = re.compile(r"=+\s*Serving Benchmark Result\s*=+")
+_BANNER = "Serving Benchmark Result"
 _FOOTER = re.compile(r"^={20,}$")
 _PREFIX = re.compile(r"^\s*(?:[#>]\s*)?")
-_ROW = re.compile(r"^(?P<label>[A-Za-z][^:]*?)\s*:\s*(?P<value>.*?)\s*$")
 _STAT_ROW = re.compile(r"^(mean|median|std|p(\d+(?:\.\d+)?))\s+(ttft|tpot|itl|e2el)\s*\(ms\)$")
 _TABLE_ROWS = {
     "successful requests": "completed",
@@ -650,6 +674,25 @@ _TABLE_ACCEPTED = (
 )
 
 
+def _is_banner(line: str) -> bool:
+    """``====== Serving Benchmark Result ======`` (any number of ``=``), checked without a
+    regular expression, which would backtrack over a long run of ``=``."""
+    at = line.find(_BANNER)
+    if at < 0:
+        return False
+    return line[:at].rstrip().endswith("=") and line[at + len(_BANNER) :].lstrip().startswith("=")
+
+
+def _row(line: str) -> tuple[str, str] | None:
+    """(label, value) of a ``Label:   value`` line (split at the first colon; the label starts
+    with a letter), or None. No regular expression: a long line stays linear."""
+    label, colon, value = line.partition(":")
+    label = label.strip()
+    if not colon or not label or not label[0].isalpha():
+        return None
+    return label, value.strip()
+
+
 def _label(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -659,8 +702,8 @@ def _table_row(ds: Dataset, run: _Run, n: int, label: str, value: str) -> None:
     name = _TABLE_ROWS.get(key)
     if name is None:
         m = _STAT_ROW.match(key)
-        if m:
-            stat = _pct_name(m.group(2)) if m.group(2) else m.group(1)
+        stat = (_pct_name(m.group(2)) if m.group(2) else m.group(1)) if m else None
+        if stat:
             name = f"{stat}_{m.group(3)}_ms"
     if key == "request rate configured (rps)":
         v = _rate_condition(ds, f"line {n}, {label}", value)
@@ -677,14 +720,15 @@ def _table_row(ds: Dataset, run: _Run, n: int, label: str, value: str) -> None:
 
 
 def _preamble(ds: Dataset, n: int, line: str, pending: dict) -> None:
-    m = _ROW.match(line)
-    if not m:
+    row = _row(line)
+    if row is None:
         return
-    key = _PREAMBLE.get(_label(m.group("label")))
-    value = m.group("value").split(" ")[0]
+    label, value = row
+    key = _PREAMBLE.get(_label(label))
+    value = value.split(" ")[0]
     if key is None or value in ("None", ""):
         return
-    where = f"line {n}, {m.group('label')}"
+    where = f"line {n}, {label}"
     if key == "request_rate":
         v = _rate_condition(ds, where, value)
     elif key == "max_concurrency":
@@ -703,7 +747,7 @@ def _serving_stdout(name: str, text: str) -> Dataset:
     in_table = False
     for n, raw in _logical_lines(text):
         line = _PREFIX.sub("", raw, count=1).rstrip()
-        if _BANNER.search(line):
+        if _is_banner(line):
             if len(runs) >= MAX_ROWS:
                 ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
                 break
@@ -719,9 +763,9 @@ def _serving_stdout(name: str, text: str) -> Dataset:
             if _FOOTER.match(line):
                 in_table = False
                 continue
-            m = _ROW.match(line)
-            if m:
-                _table_row(ds, run, n, m.group("label"), m.group("value"))
+            row = _row(line)
+            if row is not None:
+                _table_row(ds, run, n, *row)
             continue
         cmd = _command(ds, f"line {n}", line)
         if cmd is not None:
@@ -785,6 +829,8 @@ _THR_ANY = re.compile(r"\bThroughput:\s*\S+\s*requests/s")
 _PROMPT_TOKENS = re.compile(r"\bTotal num prompt tokens:\s*(\S+)")
 _OUTPUT_TOKENS = re.compile(r"\bTotal num output tokens:\s*(\S+)")
 _INIT = re.compile(r"init engine \(profile, create kv cache, warmup model\) took\s*(\S+)\s*sec")
+#: every line the latency/throughput reader uses holds one of these
+_LAT_THR_WORDS = ("latency", "Throughput", "bench", "Namespace(", "init engine", "Total num")
 _LAT_THR_ACCEPTED = (
     "lines such as 'Avg latency: 0.97 seconds', '90% percentile latency: 1.01 seconds', "
     "'Throughput: 44.39 requests/s, 22728.17 total tokens/s, 11364.08 output tokens/s'"
@@ -816,6 +862,8 @@ def _lat_thr_stdout(name: str, text: str) -> Dataset:
             run.figures[key] = v
 
     for n, line in _logical_lines(text):
+        if not any(word in line for word in _LAT_THR_WORDS):
+            continue  # most lines of a log: no need to try every pattern
         if len(runs) > MAX_ROWS:
             ds.problem(f"line {n}", f"more than {MAX_ROWS} runs; the rest is not read")
             break
@@ -839,6 +887,9 @@ def _lat_thr_stdout(name: str, text: str) -> Dataset:
                 last = start("latency", n)
             put(last, n, "Std latency", "std_latency_s", m.group(1))
         elif m := _PCT.search(line):
+            if _pct_name(m.group(1)) is None:
+                ds.problem(f"line {n}", f"{m.group(1)}% is not a percentile; accepted: 0–100")
+                continue
             key = f"{_pct_name(m.group(1))}_latency_s"
             if last is None or last.bench != "latency" or key in last.figures:
                 last = start("latency", n)
@@ -888,10 +939,10 @@ def _latency_json(name: str, obj: dict) -> Dataset:
     pct = obj.get("percentiles")
     if isinstance(pct, dict):
         for p, raw in pct.items():
-            if _number(p) is None:
-                ds.problem(f"percentiles.{p}", "not a percentile; accepted keys like '50', '99'")
+            if _pct_name(p) is None:
+                ds.problem(f"percentiles.{p}", "not a percentile; accepted keys '0' to '100'")
                 continue
-            fig = f"{_pct_name(str(_number(p)))}_latency_s"
+            fig = f"{_pct_name(p)}_latency_s"
             v = _figure(ds, f"percentiles.{p}", fig, raw)
             if v is not None:
                 ds.figures[fig] = v
@@ -966,6 +1017,10 @@ _GP_SINGLE = {
 }
 _TIME_TO_MS = {"": 1.0, "ms": 1.0, "s": 1e3, "sec": 1e3, "us": 1e-3, "μs": 1e-3, "ns": 1e-6}
 _STATS = re.compile(r"^(avg|mean|median|min|max|std|p\d+(?:\.\d+)?)$")
+_GP_JSON_ACCEPTED = (
+    "GenAI-Perf's profile_export_genai_perf.json or AIPerf's profile_export_aiperf.json: metrics "
+    'such as "request_latency": {"unit": "ms", "avg": 6406.2, "p50": …, "p99": …}'
+)
 _GP_ACCEPTED = (
     "GenAI-Perf's profile_export_genai_perf.csv: a header 'Metric,avg,min,max,p99,…' and rows "
     "such as 'Request Latency (ms),6406.20,…', then 'Metric,Value' and 'Request Throughput "
@@ -991,8 +1046,10 @@ def _gp_name(stem: str, what: str, stat: str) -> str:
 def _split_label(label: str) -> tuple[str, str]:
     """('request latency', 'ms') from 'Request Latency (ms)'; metric names with underscores
     (the JSON's) read the same as the CSV's words."""
-    m = re.match(r"^(.*?)\s*(?:\(([^()]*)\))?\s*$", label.strip())
-    base, unit = (m.group(1), m.group(2) or "") if m else (label, "")
+    base, unit = label.strip(), ""
+    if base.endswith(")") and "(" in base:
+        at = base.rfind("(")
+        base, unit = base[:at], base[at + 1 : -1]
     return _label(base.replace("_", " ")), unit.strip().lower()
 
 
@@ -1008,7 +1065,7 @@ def _gp_value(ds: Dataset, where: str, figure: str, raw, scale: float = 1.0) -> 
 
 def _gp_metric(ds: Dataset, where: str, label: str, unit: str, stats: dict) -> None:
     """One GenAI-Perf metric (CSV row or JSON entry): ``stats`` maps our stat name
-    (mean, median, p99…) to the raw value."""
+    (mean, median, p99…) to the tool's column name (avg, p50, p99…) and the raw value."""
     if label in _GP_DIST:
         stem, what = _GP_DIST[label]
         scale = 1.0
@@ -1017,8 +1074,8 @@ def _gp_metric(ds: Dataset, where: str, label: str, unit: str, stats: dict) -> N
                 ds.problem(where, f"unit {unit!r} not understood; accepted: ms, s, us, ns")
                 return
             scale = _TIME_TO_MS[unit]
-        for stat, raw in stats.items():
-            _gp_value(ds, f"{where} {stat}", _gp_name(stem, what, stat), raw, scale)
+        for stat, (column, raw) in stats.items():
+            _gp_value(ds, f"{where} {column}", _gp_name(stem, what, stat), raw, scale)
     elif label in _GP_SINGLE:
         figure = _GP_SINGLE[label]
         scale = 1.0
@@ -1027,7 +1084,7 @@ def _gp_metric(ds: Dataset, where: str, label: str, unit: str, stats: dict) -> N
                 ds.problem(where, f"unit {unit!r} not understood; accepted: s, sec, ms")
                 return
             scale = 1e-3 if unit == "ms" else 1.0
-        raw = stats.get("mean", stats.get("value"))
+        _, raw = stats.get("mean", stats.get("value", ("", None)))
         if raw is not None:
             _gp_value(ds, where, figure, raw, scale)
 
@@ -1048,20 +1105,18 @@ def _gp_conditions_from_name(ds: Dataset) -> None:
 
 
 def _is_gp_csv(text: str) -> bool:
-    for line in text.split("\n"):
-        if line.strip():
-            cells = [c.strip().lower() for c in line.split(",")]
-            return (
-                len(cells) > 1
-                and cells[0] == "metric"
-                and (cells[1] == "value" or _STATS.match(cells[1]) is not None)
-            )
-    return False
+    first = text.lstrip().partition("\n")[0]
+    cells = [c.strip().lower() for c in first.split(",", 2)]
+    return (
+        len(cells) > 1
+        and cells[0] == "metric"
+        and (cells[1] == "value" or _STATS.match(cells[1]) is not None)
+    )
 
 
 def _genai_csv(name: str, text: str) -> Dataset:
     ds = Dataset(name, "genai_perf_csv", "serving")
-    columns: list[str | None] | None = None  # stat name per column; None: a block to skip
+    columns: list[tuple[str | None, str]] = []  # (our stat name or None, the header's name)
     mode = None  # "stats", "value", "skip"
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
@@ -1077,7 +1132,7 @@ def _genai_csv(name: str, text: str) -> Dataset:
             if head[0] == "metric" and len(head) > 1 and head[1] == "value":
                 mode = "value"
             elif head[0] == "metric" and len(head) > 1 and _STATS.match(head[1]):
-                mode, columns = "stats", [_stat_name(c) for c in cells]
+                mode, columns = "stats", [(_stat_name(c), c.strip()) for c in cells]
             else:
                 mode = "skip"  # GPU telemetry (Metric,GPU,… / Endpoint,GPU_Index,…) or unknown
             continue
@@ -1089,11 +1144,11 @@ def _genai_csv(name: str, text: str) -> Dataset:
             if len(cells) < 2:
                 ds.problem(where, "no value")
                 continue
-            _gp_metric(ds, where, label, unit, {"value": cells[1]})
+            _gp_metric(ds, where, label, unit, {"value": ("Value", cells[1])})
         else:
             stats = {
-                stat: cell
-                for stat, cell in zip(columns or [], cells, strict=False)
+                stat: (column, cell)
+                for (stat, column), cell in zip(columns, cells, strict=False)
                 if stat is not None
             }
             _gp_metric(ds, where, label, unit, stats)
@@ -1131,10 +1186,10 @@ def _genai_json(name: str, obj: dict) -> Dataset:
             for col, raw in entry.items():
                 stat = _stat_name(col)
                 if stat is not None:
-                    stats[stat] = raw
+                    stats[stat] = (col, raw)
             _gp_metric(ds, key, label, unit, stats)
         elif label in _GP_SINGLE and isinstance(entry, int | float) and not isinstance(entry, bool):
-            _gp_metric(ds, key, label, "", {"mean": entry})
+            _gp_metric(ds, key, label, "", {"mean": ("avg", entry)})
         else:
             ds.problem(key, f"expected an object {{unit, avg, p50, p99…}}, got {_kind_of(entry)}")
     config = obj.get("input_config")
@@ -1157,9 +1212,7 @@ def _genai_json(name: str, obj: dict) -> Dataset:
             ds.conditions["max_concurrency"] = conc
             break
     if not ds.figures:
-        _refuse(
-            name, ds, "a GenAI-Perf/AIPerf profile export JSON", _GP_ACCEPTED.replace("CSV", "JSON")
-        )
+        _refuse(name, ds, "a GenAI-Perf/AIPerf profile export JSON", _GP_JSON_ACCEPTED)
     _gp_conditions_from_name(ds)
     return ds
 
@@ -1209,7 +1262,7 @@ def read_bench(text: str, name: str) -> Dataset | None:
             json_error = exc
         else:
             return _from_json(name, obj)
-    if _BANNER.search(text):
+    if _BANNER in text and any(_is_banner(line) for line in text.split("\n")):
         return _serving_stdout(name, text)
     if _is_gp_csv(text):
         return _genai_csv(name, text)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
@@ -370,7 +371,7 @@ def test_genai_perf_units_and_not_available():
     assert ds.figures["median_itl_ms"] == 1.0
     ps = problems(ds)
     assert any(p.startswith("line 3, Request Latency (furlongs)") and "unit" in p for p in ps)
-    assert any(p.startswith("line 5, Inter Token Latency (ms) mean") and "'x'" in p for p in ps)
+    assert any(p.startswith("line 5, Inter Token Latency (ms) avg") and "'x'" in p for p in ps)
     assert len(ps) == 2  # N/A is a statistic not given, not a problem
 
 
@@ -620,3 +621,23 @@ def test_mangled_files_give_a_dataset_none_or_a_scenario_error(text, edits):
         return
     if ds is not None:
         check_clean(ds)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "=" * 100_000 + " Serving Benchmark Resul\n",  # a regular expression would backtrack
+        "============ Serving Benchmark Result ============\nx" + " " * 100_000 + "y\n",
+        "Metric,avg\nx" + " " * 100_000 + "y,1\n",
+        "Avg latency: 1 seconds\n" + "x\n" * 100_000,
+        "{}\n" * 100_000,
+        "============ Serving Benchmark Result ============\nP" + "9" * 400 + " TTFT (ms): 1\n",
+    ],
+)
+def test_long_or_odd_lines_stay_fast(text):
+    start = time.perf_counter()
+    try:
+        read_bench(text, "big")
+    except ScenarioError:
+        pass
+    assert time.perf_counter() - start < 2.0
