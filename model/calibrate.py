@@ -150,6 +150,9 @@ def points_of(ds: Dataset) -> tuple[list[Point], list[str]]:
             p = _num(rc.get("prompt_tokens", rc.get("mean_input_tokens")))
             o = _num(rc.get("output_tokens", rc.get("mean_output_tokens")))
             tpot = _num(rc.get("tpot_ms", rc.get("mean_tpot_ms")))
+            itl = tpot is None and _num(rc.get("mean_itl_ms")) is not None
+            if itl:  # GenAI-Perf has no TPOT; its mean inter-token latency is the decode step
+                tpot = _num(rc.get("mean_itl_ms"))
             ttft = _num(rc.get("ttft_ms", rc.get("mean_ttft_ms")))
             if c is None:
                 if tpot is not None or ttft is not None:
@@ -165,7 +168,8 @@ def points_of(ds: Dataset) -> tuple[list[Point], list[str]]:
             if p is not None and o is not None:
                 cond["context_tokens"] = int(round(p + o / 2))
             if tpot is not None:
-                pts.append(Point(name, "tpot_ms", c, tpot, f"TPOT at concurrency {c}", cond))
+                what = "ITL" if itl else "TPOT"
+                pts.append(Point(name, "tpot_ms", c, tpot, f"{what} at concurrency {c}", cond))
             if ttft is not None:
                 ok = c == 1 and p is not None
                 why = (
@@ -552,8 +556,12 @@ def _fit_group(s, pts, keys, data_label, notes):
         note = ""
         lo, hi = prm.lo, prm.hi
         if prm.inverse and v >= hi * 0.999:
-            note = "at its upper bound: the points are faster than the datasheet peak allows"
-        elif not prm.inverse and v <= lo + 1e-9:
+            refused[prm.key] = (
+                "the points are faster than the model allows even at 100 % of the datasheet "
+                "peak: check that the scenario (model, GPUs, dtype, hardware) is what was measured"
+            )
+            continue
+        if not prm.inverse and v <= lo + 1e-9:
             note = "at its lower bound (0): the points leave no room for it"
         if u is None:
             note = (note + "; " if note else "") + "as many points as parameters: no uncertainty"
@@ -647,7 +655,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             "measurements",
             "none of the files holds a point the model can be compared with (accepted: decode "
             "steps, request latency at a stated concurrency, launch micro-benchmarks, cold-start "
-            "items, vLLM start-up logs, capture-kit CSVs)",
+            "items, vLLM start-up logs, capture-kit CSVs)" + "".join(f"; {n}" for n in notes),
         )
     before = model_values(s, pts)
     fits: dict[str, ParamFit] = {}

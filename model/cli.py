@@ -158,11 +158,13 @@ def _calibrate(args) -> int:
         print(f"keys: {set_args or '(none fitted)'}")
         for key, fit in result["fit"].items():
             unc = "" if fit["uncertainty"] is None else f" ± {fit['uncertainty']}"
-            print(
-                f"  {key} = {fit['value']}{unc} {fit['unit']} ({fit['points']} points, {fit['data']})"
-            )
+            note = f": {fit['note']}" if fit["note"] else ""
+            print(f"  {key} = {fit['value']}{unc} {fit['unit']} ({fit['points']} points, ", end="")
+            print(f"{fit['data']}){note}")
         for key, why in result["refused"].items():
             print(f"  refused {key}: {why}")
+        for note in result["notes"]:
+            print(f"  note: {note}")
         err = result["median_abs_error_pct"]
         print(f"median |error|: {err['before']} % before, {err['after']} % after")
     return 0
