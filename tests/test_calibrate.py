@@ -207,13 +207,22 @@ def test_capture_kit_bandwidth_and_h2d():
     assert scenario(**cal.keys).hardware.h2d_gb_s == pytest.approx(53.0)
 
 
+def test_steps_faster_than_the_datasheet_peak_are_refused_not_clipped_to_100_percent():
+    rows = sweep_rows(scenario(bw_efficiency=1.0, host_ms=0.0), BATCHES)
+    for r in rows:
+        r["step_ms"] *= 0.5  # twice as fast as the peak allows: another GPU or model
+    cal = calibrate(scenario(), [decode_ds(rows)])
+    assert "bw_efficiency" not in cal.keys
+    assert "faster than the model allows" in cal.refused["bw_efficiency"]
+
+
 def test_no_usable_point_is_an_error_not_an_empty_fit():
     with pytest.raises(ScenarioError, match="none of the files"):
         calibrate(scenario(), [Dataset("x.txt", "vllm_throughput_stdout", "throughput")])
 
 
 @settings(max_examples=25, deadline=None)
-@given(eff=st.floats(0.15, 1.0), host=st.floats(0.0, 12.0))
+@given(eff=st.floats(0.15, 0.98), host=st.floats(0.0, 12.0))
 def test_noiseless_sweeps_are_recovered(eff, host):
     truth = scenario(bw_efficiency=eff, host_ms=host)
     cal = calibrate(scenario(), [decode_ds(sweep_rows(truth, BATCHES))])
