@@ -131,7 +131,9 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from model.errors import ScenarioError
 from model.measurements import Dataset, decode_text, number
@@ -187,19 +189,9 @@ _NO_TIMING = (
 # ---------------------------------------------------------------------------------------------
 # Cleaning: bounded, anchored patterns only
 
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-#: one scan of the lower-cased text finds the lines worth reading
-_GATE = re.compile(
-    r"took|takes|loading|load the compiled|capturing|captur|dynamo|compil|kv cache|blocks:|"
-    r"concurrency|initializ|version|serve|stream|config|args|eager|cudagraph|cuda graph|"
-    r"memory|finished|init engine|cache directory|max model len|\u2588|\u2580|\u2584|"
-    r"entrypoints"
-)
-
 _ANSI = re.compile(
     r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]"  # CSI (colours, cursor moves)
-    r"|\x1b\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)?"  # OSC (titles, links)
+    r"|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)?"  # OSC (titles, links)
     r"|\x1b[@-Z\\-_]?"  # other escapes, a lone ESC
     r"|\[(?:\d{1,3};){0,5}\d{1,3}m"  # a colour code whose ESC was lost in the paste
 )
@@ -324,7 +316,8 @@ _SP = r"[ ]{0,3}"
 
 _RE = {
     "loading_weights": re.compile(r"loading weights took" + _SP + _V + _SEC, re.I),
-    "v0_weights": re.compile(r"loading model weights took" + _SP + _V + _GIB, re.I),
+    "v0_weights": re.compile(r"loading model weights took(?: in total)?" + _SP + _V + _GIB, re.I),
+    "v0_weights_s": re.compile(r"loading model weights took" + _SP + _V + _SEC, re.I),
     "model_loading_gib": re.compile(r"model loading took" + _SP + _V + _GIB, re.I),
     "model_loading_s": re.compile(
         r"(?:GiB|GB|MiB|MB)\b(?:[ ]{1,3}memory)?[ ]{1,3}and" + _SP + _V + _SEC, re.I
@@ -391,15 +384,8 @@ _RE = {
         + r"[ ]{0,3}(GiB|GB|MiB|MB)/s)?",
         re.I,
     ),
-    "eager_off": re.compile(
-        r"cuda ?graphs? (?:is|are) disabled|skipping cuda graph capture"
-        r"|cudagraph_mode['\"]?[ ]{0,3}[:=][ ]{0,3}<?(?:cudagraphmode\.)?['\"]?(?:none|0)\b",
-        re.I,
-    ),
-    "capture_line": re.compile(
-        r"capturing the model for cuda graphs|capturing cudagraphs for decoding"
-        r"|cuda graph pool memory|registering \d{1,7} cuda graph addresses",
-        re.I,
+    "cudagraph_none": re.compile(
+        r"cudagraph_mode['\"]?[ ]{0,3}[:=][ ]{0,3}<?(?:cudagraphmode\.)?['\"]?(?:none|0)\b", re.I
     ),
     # run and version
     "engine_banner": re.compile(
@@ -419,7 +405,6 @@ _RE = {
         r"vllm\.entrypoints\.[\w.]{1,80})\b(.{0,5000})",
         re.I,
     ),
-    "v1_hint": re.compile(r"\bon v1 engine\b|\bv1 engine\b", re.I),
 }
 
 #: config-line keys (``key=value`` of an engine config, ``'key': value`` of non-default args,
@@ -484,38 +469,63 @@ def _fig(hits, key, m, group=1, unit="", label="", **more):
     hits.append(_Hit("fig", key, m.group(group), unit, label, more))
 
 
+WINDOW = 400  #: characters read after a phrase (every phrase is read where it first occurs)
+
+
+def _near(name: str, msg: str, i: int, before: int = 8, after: int = WINDOW):
+    """Search pattern ``name`` in a window around position i (bounded work on any line)."""
+    return _RE[name].search(msg, max(0, i - before), i + after)
+
+
 def _scan(msg: str) -> list[_Hit]:
     """Everything one message says (figures, conditions, flags, start markers); a trigger phrase
-    whose value could not be read is a ``miss``."""
-    low = msg.translate(_ASCII_LOWER)
+    whose value could not be read is a ``miss``. Each phrase is read at its first occurrence,
+    within :data:`WINDOW` characters, so the work per line is bounded whatever the line holds."""
+    low = msg.lower()  # positions may drift by a character on exotic text; windows allow it
     hits: list[_Hit] = []
-    R = _RE
+    if not _PHRASES.search(low):
+        return hits
 
-    def one(trigger_low, name, key, unit_group=None, what="seconds"):
-        if trigger_low in low:
-            m = R[name].search(msg)
-            if m:
-                _fig(hits, key, m, 1, m.group(unit_group) if unit_group else "s")
-            else:
-                hits.append(_Hit("miss", key, msg, what))
+    def one(phrase, name, key, unit_group=None, what="seconds", before=8, after=WINDOW):
+        i = low.find(phrase)
+        if i < 0:
+            return None
+        m = _near(name, msg, i, before, after)
+        if m:
+            _fig(hits, key, m, 1, m.group(unit_group) if unit_group else "s")
+        else:
+            hits.append(_Hit("miss", key, msg, what))
+        return m
 
     # weights
     one("loading weights took", "loading_weights", "loading_weights_s")
-    one("loading model weights took", "v0_weights", "model_loading_gib", 2, "GiB")
-    if "model loading took" in low:
-        m = R["model_loading_gib"].search(msg)
+    i = low.find("loading model weights took")
+    if i >= 0:  # V0: GB meaning GiB; some forks print seconds instead
+        m = _near("v0_weights", msg, i)
         if m:
             _fig(hits, "model_loading_gib", m, 1, m.group(2))
-            m2 = R["model_loading_s"].search(msg, m.start(2))
+        else:
+            m = _near("v0_weights_s", msg, i)
+            if m:
+                _fig(hits, "loading_weights_s", m, 1, "s")
+            else:
+                hits.append(_Hit("miss", "model_loading_gib", msg, "GiB"))
+    i = low.find("model loading took")
+    if i >= 0:
+        m = _near("model_loading_gib", msg, i)
+        if m:
+            _fig(hits, "model_loading_gib", m, 1, m.group(2))
+            m2 = _RE["model_loading_s"].search(msg, m.start(2), m.end() + WINDOW)
             if m2:
                 _fig(hits, "model_loading_s", m2, 1, "s")
-            elif " and" in low[m.end() :] or low.rstrip().endswith((" and", "memory")):
+            elif " and" in low[m.end() : m.end() + 40] or low.rstrip().endswith(("and", "memory")):
                 hits.append(_Hit("miss", "model_loading_s", msg, "seconds"))
         else:
             hits.append(_Hit("miss", "model_loading_gib", msg, "GiB and seconds"))
-    one("time spent downloading weights", "download", "download_s")
-    if "overall time to stream" in low:
-        m = R["stream"].search(msg)
+    one("time spent downloading weights", "download", "download_s", after=800)
+    i = low.find("overall time to stream")
+    if i >= 0:
+        m = _near("stream", msg, i, after=600)
         if m:
             more = {"stream_gib": (m.group(1), m.group(2))}
             if m.group(4):
@@ -524,23 +534,26 @@ def _scan(msg: str) -> list[_Hit]:
         else:
             hits.append(_Hit("miss", "stream_s", msg, "size, seconds and rate"))
     # torch.compile
-    if "using cache directory" in low:
-        m = R["cache_dir"].search(msg)
+    i = low.find("using cache directory")
+    if i >= 0:
+        m = _near("cache_dir", msg, i, after=1000)
         if m:
             hits.append(_Hit("flag", "cache_dir", m.group(1).strip("/")))
     one("dynamo bytecode transform time", "dynamo", "dynamo_transform_s")
-    if "compiling a graph for" in low:
-        m = R["compile"].search(msg)
+    i = low.find("compiling a graph for")
+    if i >= 0:
+        m = _near("compile", msg, i)
         if m:
-            _fig(hits, "compile_s", m, 2, "s", m.group(1).strip().lower())
-        elif "takes" in low or "took" in low:
+            _fig(hits, "compile_s", m, 2, "s", " ".join(m.group(1).lower().split()))
+        elif "takes" in low[i : i + WINDOW] or "took" in low[i : i + WINDOW]:
             hits.append(_Hit("miss", "compile_s", msg, "seconds"))
-    if "load the compiled graph" in low:
+    i = low.find("load the compiled graph")
+    if i >= 0:
         hits.append(_Hit("flag", "compile_cache_hit", "1"))
-        m = R["cache_label"].search(msg)
-        label = m.group(1).strip().lower() if m else ""
-        if "took" in low[low.find("load the compiled graph") :]:
-            m = R["cache_time"].search(msg)
+        m = _near("cache_label", msg, i, before=24)
+        label = " ".join(m.group(1).lower().split()) if m else ""
+        if "took" in low[i : i + WINDOW]:
+            m = _near("cache_time", msg, i, before=0)
             if m:
                 _fig(hits, "compile_cache_load_s", m, 1, "s", label)
             else:
@@ -549,69 +562,77 @@ def _scan(msg: str) -> list[_Hit]:
         one("torch.compile t", "total", "torch_compile_total_s")
     # memory profiling, KV cache
     one("memory profiling takes", "memprof", "memory_profiling_s")
-    if "memory profiling results" in low and "duration" in low:
-        one("duration", "memprof_duration", "memory_profiling_s")
-    if "kv_cache_size=" in low:
-        one("kv_cache_size=", "kv_cache_size", "kv_cache_gib", 2, "GiB")
+    if "memory profiling results" in low:
+        one("duration=", "memprof_duration", "memory_profiling_s")
+    one("kv_cache_size=", "kv_cache_size", "kv_cache_gib", 2, "GiB")
     one("reserved for kv cache is", "kv_reserved", "kv_cache_gib", 2, "GiB")
     one("available kv cache memory", "kv_avail", "kv_cache_gib", 2, "GiB")
     one("gpu kv cache size", "kv_tokens", "kv_cache_tokens", None, "tokens")
-    if "model weights take" in low:
-        m = R["weights_take"].search(msg)
+    i = low.find("model weights take")
+    if i >= 0:
+        m = _near("weights_take", msg, i)
         if m:
             _fig(hits, "profile_weights_gib", m, 1, m.group(2))
-    if "total_gpu_memory" in low:
-        m = R["total_gpu_memory"].search(msg)
+    i = low.find("total_gpu_memory")
+    if i >= 0:
+        m = _near("total_gpu_memory", msg, i)
         if m:
             hits.append(_Hit("cond", "total_gpu_memory_gib", m.group(1), m.group(2)))
-    if " blocks:" in low and "#" in low:
-        m = R["blocks"].search(msg)
+    i = low.find(" blocks:")
+    if i >= 0 and "#" in low[max(0, i - 16) : i]:
+        m = _near("blocks", msg, i, before=16, after=40)
         if m and m.group(1).lower() != "cpu":
             hits.append(_Hit("fig", "gpu_blocks", m.group(2), "", ""))
-    if "maximum concurrency for" in low:
-        m = R["concurrency"].search(msg)
+    i = low.find("maximum concurrency for")
+    if i >= 0:
+        m = _near("concurrency", msg, i)
         if m:
-            hits.append(
-                _Hit(
-                    "fig",
-                    "max_concurrency",
-                    m.group(2),
-                    "x",
-                    "",
-                    {"max_concurrency_tokens": (m.group(1), "")},
-                )
-            )
+            more = {"max_concurrency_tokens": (m.group(1), "")}
+            hits.append(_Hit("fig", "max_concurrency", m.group(2), "x", "", more))
         else:
             hits.append(_Hit("miss", "max_concurrency", msg, "concurrency"))
     one("warmup run took", "warmup", "warmup_s")
     # CUDA graphs
-    if "graph capturing finished" in low:
-        m = R["capture_s"].search(msg)
+    i = low.find("graph capturing finished")
+    if i >= 0:
+        m = _near("capture_s", msg, i)
         if m:
             _fig(hits, "graph_capture_s", m, 1, "s")
-            m2 = R["capture_gib"].search(msg, m.end())
+            m2 = _RE["capture_gib"].search(msg, m.end(), m.end() + 60)
             if m2:
                 _fig(hits, "graph_capture_gib", m2, 1, m2.group(2))
-            elif "took" in low[m.end() :]:
+            elif "took" in low[m.end() : m.end() + 20]:
                 hits.append(_Hit("miss", "graph_capture_gib", msg, "GiB"))
         else:
             hits.append(_Hit("miss", "graph_capture_s", msg, "seconds"))
         hits.append(_Hit("flag", "capture", "1"))
-    if "captur" in low and "%" in low:
-        for m in R["bar"].finditer(msg):
-            label = " ".join(m.group(1).split()).lower()
-            hits.append(_Hit("flag", "bar", m.group(3), "", label, {"total": m.group(4)}))
-    if R["capture_line"].search(msg) if ("captur" in low or "cuda graph" in low) else False:
+    if "%" in low:
+        start = 0
+        for _ in range(4):  # a line holds one bar; a few if cursor codes glued redraws together
+            i = low.find("captur", start)
+            if i < 0:
+                break
+            m = _near("bar", msg, i, before=0, after=900)
+            if m:
+                label = " ".join(m.group(1).lower().split())
+                hits.append(_Hit("flag", "bar", m.group(3), "", label, {"total": m.group(4)}))
+            start = i + 6
+    if any(p in low for p in _CAPTURE_PHRASES) or (
+        "cuda graph addresses" in low and "registering" in low
+    ):
         hits.append(_Hit("flag", "capture", "1"))
-    if "disabled" in low or "skipping cuda graph" in low or "cudagraph_mode" in low:
-        if R["eager_off"].search(msg):
-            hits.append(_Hit("flag", "eager_true", "1"))
+    if any(p in low for p in _EAGER_PHRASES):
+        hits.append(_Hit("flag", "eager_true", "1"))
+    i = low.find("cudagraph_mode")
+    if i >= 0 and _near("cudagraph_none", msg, i, before=0, after=60):
+        hits.append(_Hit("flag", "eager_true", "1"))
     # init engine
-    if "init engine" in low and "took" in low:
-        m = R["init"].search(msg)
+    i = low.find("init engine")
+    if i >= 0 and "took" in low[i : i + 300]:
+        m = _near("init", msg, i, after=300)
         if m:
             _fig(hits, "init_engine_s", m, 1, "s")
-            m2 = R["init_compilation"].search(msg, m.end())
+            m2 = _RE["init_compilation"].search(msg, m.end(), m.end() + 80)
             if m2:
                 _fig(hits, "init_compilation_s", m2, 1, "s")
         else:
@@ -622,9 +643,10 @@ def _scan(msg: str) -> list[_Hit]:
 
 def _scan_run(msg: str, low: str, hits: list[_Hit]) -> None:
     """Start markers, version, engine and the run's conditions of one message."""
-    R = _RE
-    if "llm engine" in low and "initializ" in low:
-        m = R["engine_banner"].search(msg)
+    blocks = "\u2588" in msg or "\u2580" in msg or "\u2584" in msg  # the ASCII-art banner
+    i = low.find("llm engine")
+    if i >= 0 and "initializ" in low[max(0, i - 40) : i]:
+        m = _near("engine_banner", msg, i, before=40, after=120)
         if m:
             hits.append(_Hit("marker", "engine"))
             if m.group(1):
@@ -633,53 +655,63 @@ def _scan_run(msg: str, low: str, hits: list[_Hit]) -> None:
                 hits.append(_Hit("flag", "engine", "V0", "explicit"))
             if m.group(2):
                 hits.append(_Hit("cond", "vllm_version", m.group(2)))
-    if "version" in low:
-        for name in ("api_version", "vllm_version"):
-            m = R[name].search(msg)
-            if m:
-                hits.append(_Hit("cond", "vllm_version", m.group(1)))
-                hits.append(_Hit("marker", "api"))
-                break
-        else:
-            if any(c in msg for c in "\u2588\u2580\u2584"):
-                m = R["banner_version"].search(msg)
+    i = low.find("version")
+    if i >= 0:
+        m = None
+        for phrase, name in (
+            ("vllm api server version", "api_version"),
+            ("vllm version", "vllm_version"),
+        ):
+            j = low.find(phrase)
+            if j >= 0:
+                m = _near(name, msg, j, after=120)
                 if m:
-                    hits.append(_Hit("cond", "vllm_version", m.group(1)))
-                    hits.append(_Hit("marker", "banner"))
-    if "model" in low and any(c in msg for c in "\u2588\u2580\u2584") and "version" not in low:
-        m = R["banner_model"].search(msg)
+                    break
+        if m is None and blocks:
+            m = _near("banner_version", msg, i, before=0, after=120)
         if m:
-            hits.append(_Hit("cond", "model", m.group(1)))
-    if "starting to load model" in low:
-        m = R["start_load"].search(msg)
+            hits.append(_Hit("cond", "vllm_version", m.group(1)))
+            hits.append(_Hit("marker", "api"))
+    if blocks and "version" not in low:
+        i = low.rfind("model")
+        if i >= 0:
+            m = _RE["banner_model"].search(msg, max(0, i - 1))
+            if m:
+                hits.append(_Hit("cond", "model", m.group(1)))
+    i = low.find("starting to load model")
+    if i >= 0:
+        m = _RE["start_load"].search(msg, max(0, i - 8))
         if m:
             hits.append(_Hit("cond", "model_loaded", m.group(1)))
-    if "using max model len" in low:
-        m = R["max_model_len"].search(msg)
+    i = low.find("using max model len")
+    if i >= 0:
+        m = _near("max_model_len", msg, i, after=60)
         if m:
             hits.append(_Hit("cond", "max_model_len", m.group(1)))
-    if "using model weights format" in low:
-        m = R["weights_format"].search(msg)
+    i = low.find("using model weights format")
+    if i >= 0:
+        m = _near("weights_format", msg, i, after=80)
         if m:
             hits.append(_Hit("cond", "weights_format", m.group(1).lower()))
-    if "v1 engine" in low and R["v1_hint"].search(msg):
+    if "on v1 engine" in low or "v1 engine" in low:
         hits.append(_Hit("flag", "engine", "V1", "hint"))
-    if "serve" in low or "entrypoints" in low:
-        m = R["serve"].match(msg)
+    if "serve" in low[:40] or "entrypoints" in low[:80]:
+        m = _RE["serve"].match(msg)
         if m:
             hits.append(_Hit("marker", "serve"))
             args = m.group(1)
             if "serve" in m.group(0)[: m.start(1)].lower():
-                first = args.split()
+                first = args.split(None, 1)
                 if first and not first[0].startswith("-"):
                     hits.append(_Hit("cond", "model", first[0].strip("'\"")))
             for key, rx in _SERVE_FLAGS.items():
                 mm = rx.search(args)
                 if mm:
                     hits.append(_Hit("cond", key, mm.group(1)))
-            if re.search(r"--enforce[-_]eager\b(?![= ]{1,3}(?:false|0)\b)", args, re.I):
+            if _EAGER_FLAG.search(args):
                 hits.append(_Hit("cond", "enforce_eager", "True"))
-    if any(k in low for k in _CONFIG_LINE):
+    config = any(k in low for k in _CONFIG_LINE)
+    if config:
         if "non-default args" in low or "args: namespace(" in low:
             hits.append(_Hit("marker", "args"))
         for key, rx in _CONFIG_RE.items():
@@ -687,24 +719,113 @@ def _scan_run(msg: str, low: str, hits: list[_Hit]) -> None:
             if mm:
                 value = next(g for g in mm.groups() if g is not None)
                 hits.append(_Hit("cond", key, value))
-        if "cudagraph_mode" in low and R["eager_off"].search(msg):
-            hits.append(_Hit("flag", "eager_true", "1"))
-    if "gpu_memory_utilization" in low and not any(k in low for k in _CONFIG_LINE):
+    elif "gpu_memory_utilization" in low:
         mm = _CONFIG_RE["gpu_memory_utilization"].search(msg)
         if mm:
             hits.append(_Hit("cond", "gpu_memory_utilization", mm.group(1)))
     # engine hints from wording that only one engine prints
-    if (
-        "loading model weights took" in low
-        or "capturing the model for cuda graphs" in low
-        or (" blocks:" in low and "#" in low)
-        or "capturing cudagraphs for decoding" in low
-        or "memory profiling takes" in low
-        or ("memory profiling results" in low)
-    ):
+    if any(p in low for p in _V0_PHRASES) or (" blocks:" in low and "# " in low):
         hits.append(_Hit("flag", "engine", "V0", "hint"))
     if "gpu kv cache size" in low or "available kv cache memory" in low:
         hits.append(_Hit("flag", "engine", "V1", "hint"))
+
+
+#: every phrase :func:`_scan` reads (lower case); a message holding none says nothing
+_PHRASE_WORDS = (
+    "loading weights took",
+    "loading model weights took",
+    "model loading took",
+    "downloading weights",
+    "overall time to stream",
+    "using cache directory",
+    "dynamo bytecode",
+    "compiling a graph",
+    "load the compiled graph",
+    "torch.compile t",
+    "memory profiling",
+    "kv_cache_size=",
+    "available kv cache memory",
+    "gpu kv cache size",
+    "reserved for kv cache",
+    "model weights take",
+    "total_gpu_memory",
+    "gpu_memory_utilization",
+    " blocks:",
+    "concurrency for",
+    "warmup run took",
+    "graph capturing",
+    "cuda graph pool",
+    "graph addresses",
+    "for cuda graphs",
+    "cudagraphs for",
+    "graph is disabled",
+    "graphs are disabled",
+    "cudagraph is disabled",
+    "skipping cuda graph",
+    "cudagraph_mode",
+    "init engine",
+    "llm engine",
+    "server version",
+    "vllm version",
+    "starting to load model",
+    "max model len",
+    "model weights format",
+    "v1 engine",
+    "vllm serve",
+    "vllm.entrypoints",
+    "with config:",
+    "args: namespace",
+    "non-default args",
+    "engine args",
+    "engineargs(",
+    "\u2588",
+    "\u2580",
+    "\u2584",
+)
+#: what the whole text is searched for (with str.find): the phrases, and the words a hard wrap
+#: leaves on the line of a phrase it cut in two
+_GATE_WORDS = (*_PHRASE_WORDS, "took", "takes", "secs", "seconds", "gib", "capturing")
+
+
+def _trie(words) -> str:
+    """One regular expression matching any of ``words`` (literals), factored by prefix so the
+    engine tries a handful of branches per position instead of every word."""
+    root: dict = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def emit(node: dict) -> str:
+        if "" in node:  # a shorter phrase is complete: longer ones add nothing to a search
+            return ""
+        alts = [re.escape(ch) + emit(node[ch]) for ch in sorted(node)]
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return emit(root)
+
+
+_PHRASES = re.compile(_trie(_PHRASE_WORDS) + r"|capturing[^%\n]{0,160}%")
+_CAPTURE_PHRASES = (
+    "capturing the model for cuda graphs",
+    "capturing cudagraphs for decoding",
+    "cuda graph pool memory",
+)
+_EAGER_PHRASES = (
+    "cudagraph is disabled",
+    "cuda graph is disabled",
+    "cuda graphs are disabled",
+    "skipping cuda graph capture",
+)
+_V0_PHRASES = (
+    "loading model weights took",
+    "capturing the model for cuda graphs",
+    "capturing cudagraphs for decoding",
+    "memory profiling takes",
+    "memory profiling results",
+)
+_EAGER_FLAG = re.compile(r"--enforce[-_]eager\b(?![= ]{1,3}(?:false|0)\b)", re.I)
 
 
 def _score(hits: list[_Hit]) -> int:
@@ -1086,27 +1207,27 @@ class _Parser:
 # The text
 
 
-def _lines_to_read(lines: list[str], low: str) -> list[int]:
-    """Indices of the lines that hold a keyword, with the line before (a wrap may split the
-    keyword) and up to :data:`MAX_JOINS` lines after (continuations)."""
-    want: set[int] = set()
-    pos = 0
-    index = 0
-    n = len(lines)
-    search = _GATE.search
-    count = low.count
+def _lines_to_read(text: str) -> list[int]:
+    """Indices of the lines that hold a phrase or a word of :data:`_GATE_WORDS` (searched in the
+    lower-cased text without colour codes or markdown), with the line before (a wrap may cut a
+    phrase in two) and up to :data:`MAX_JOINS` lines after (continuations). Plain ``str.find``
+    over the whole text: a 5 MB log is scanned in well under a second."""
+    low = _ANSI.sub("", text).replace("`", "").replace("**", "").lower()  # keeps every newline
+    starts = [0, *accumulate(len(line) + 1 for line in low.split("\n"))]
+    n = len(starts) - 1
+    hit: set[int] = set()
     find = low.find
-    while True:
-        m = search(low, pos)
-        if not m:
-            break
-        index += count("\n", pos, m.start())
-        want.update(range(max(0, index - 1), min(n, index + MAX_JOINS + 1)))
-        end = find("\n", m.start())
-        if end < 0:
-            break
-        index += 1
-        pos = end + 1
+    for word in _GATE_WORDS:
+        i = find(word)
+        while i >= 0:
+            hit.add(bisect_right(starts, i) - 1)
+            end = find("\n", i)
+            if end < 0:
+                break
+            i = find(word, end + 1)
+    want: set[int] = set()
+    for k in hit:
+        want.update(range(max(0, k - 1), min(n, k + MAX_JOINS + 1)))
     return sorted(want)
 
 
@@ -1125,7 +1246,6 @@ def parse_log(text: str, name: str = "log") -> Dataset:
     ds = Dataset(name=name, format="vllm_log", kind="startup_log")
     text = _normalise(text)
     lines = text.split("\n")
-    low = text.translate(_ASCII_LOWER)
     parser = _Parser(ds)
     too_long = set()
     if max(map(len, lines)) > MAX_LINE:
@@ -1136,7 +1256,7 @@ def parse_log(text: str, name: str = "log") -> Dataset:
                 f"{len(lines[i]):,} characters long (more than {MAX_LINE:,}); skipped",
             )
     rows: list[_Row] = []
-    for i in _lines_to_read(lines, low):
+    for i in _lines_to_read(text):
         if i in too_long:
             continue
         raw = lines[i]
@@ -1158,13 +1278,44 @@ def parse_log(text: str, name: str = "log") -> Dataset:
     return ds
 
 
+def _may_continue(msg: str, hits: list[_Hit], nxt: str) -> bool:
+    """Whether ``nxt`` (a line without a log prefix) may be the rest of ``msg``: the message has
+    a phrase whose value was not read, or it read something and ``nxt`` does not start like a
+    message of its own (capital letter, bracket, prompt), or a phrase spans the break."""
+    if any(h.kind == "miss" for h in hits):
+        return True
+    if nxt[0] not in _STARTS and any(h.kind in ("fig", "cond") for h in hits):
+        return True
+    if nxt[0] in _STARTS:
+        return False
+    tail = msg[-40:].lower()
+    for sep in ("", " "):
+        m = _PHRASES.search(tail + sep + nxt[:40].lower())
+        if m and m.start() < len(tail) < m.end():
+            return True
+    return False
+
+
+_STARTS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ([{$#")
+
+
 def _read_rows(rows: list[_Row], parser: _Parser) -> None:
-    """Scan the rows in order, joining hard-wrapped continuations (see the module docstring)."""
+    """Scan the rows in order, joining hard-wrapped continuations (see the module docstring):
+    a row without a log prefix that directly follows is joined when the joined text reads more
+    than the two apart, for at most :data:`MAX_JOINS` rows and :data:`MAX_LINE` characters."""
+    cache: dict[int, list[_Hit]] = {}
+
+    def scan(k: int) -> list[_Hit]:
+        if k not in cache:
+            cache.clear()  # only the current row and the next are ever asked twice
+            cache[k] = _scan(rows[k].msg) if rows[k].msg else []
+        return cache[k]
+
     i = 0
     n = len(rows)
     while i < n:
         row = rows[i]
-        hits = _scan(row.msg) if row.msg else []
+        hits = scan(i)
         j = i + 1
         joins = 0
         while (
@@ -1173,10 +1324,12 @@ def _read_rows(rows: list[_Row], parser: _Parser) -> None:
             and rows[j].no == rows[j - 1].no + 1
             and not rows[j].prefixed
             and rows[j].msg
+            and len(row.msg) + len(rows[j].msg) < MAX_LINE
         ):
             nxt = rows[j]
-            nhits = _scan(nxt.msg)
-            base = _score(hits) + _score(nhits)
+            if not _may_continue(row.msg, hits, nxt.msg):
+                break
+            base = _score(hits) + _score(scan(j))
             joined = None
             for sep in ("", " "):
                 text = row.msg + sep + nxt.msg
