@@ -90,19 +90,25 @@ Noise a pasted log carries, and what is done with it
       pid=N)``, ``(RayWorkerWrapper pid=N, ip=…)``, ``(EngineCore_DP0 pid=N)``…) and vLLM's own
       ``INFO MM-DD HH:MM:SS [file.py:NN]`` header. Messages are searched, not anchored, so
       an unknown prefix only costs the rank identity.
-    * Hard wraps: a line that carries no log prefix is joined onto the line before it when, and
-      only when, the joined text reads more values than the two lines read apart (so ``Model
-      loading took 4.18`` + ``01 GiB and 2.52 seconds`` and ``took 17 se`` + ``cs`` are joined,
-      two complete prefix-less lines are not). Joins are tried without, then with, a space, for
-      up to three continuation lines.
+    * Hard wraps: a line that carries no log prefix may continue the line before it when that
+      line has a phrase whose value could not be read, or read something and the next line does
+      not start like a message of its own (a capital letter, a bracket, a prompt), or a phrase
+      spans the break. It is joined when, and only when, the joined text reads more values than
+      the two lines read apart (so ``Model loading took 4.18`` + ``01 GiB and 2.52 seconds``,
+      ``took 17 se`` + ``cs`` and ``Model loa`` + ``ding took …`` are joined, two complete
+      prefix-less lines are not). Joins are tried without, then with, a space (the wrap may have
+      eaten it), for up to three continuation lines.
     * Values: thousands separators are read; NaN, negative or absurd values (over a million
       seconds, over 100 000 GiB) and unreadable ones are problems naming the line, not figures.
       "GB" printed by old versions is GiB (a problem notes the conversion); MiB is divided by
       1024.
-    * Safety: no eval; every regular expression has bounded repetition and no nested
-      quantifiers; lines over :data:`MAX_LINE` characters are skipped with a problem; only lines
-      holding a keyword (found by one scan of the ASCII-lower-cased text) and their neighbours are
-      examined, so a 5 MB log is read in a fraction of a second.
+    * Safety and speed: no eval; every regular expression has bounded repetition and no
+      ambiguous nested repetition (linear time); each phrase is read at its first occurrence in a line, within
+      :data:`WINDOW` characters; lines over :data:`MAX_LINE` characters are skipped with a
+      problem. Only the lines holding a phrase (or a word a hard wrap leaves beside a cut
+      phrase: took, takes, secs, seconds, GiB, capturing), found with ``str.find`` over the
+      lower-cased text, and their neighbours are examined: a 5 MB log is read in well under a
+      second.
 
 Ranks and start-ups
     Several ranks print the same line; each figure is the largest over the ranks (per rank, the
@@ -345,7 +351,7 @@ _RE = {
     "weights_take": re.compile(r"model weights take" + _SP + _V + _GIB, re.I),
     "warmup": re.compile(r"warmup run took" + _SP + _V + _SEC, re.I),
     "capture_s": re.compile(r"graph capturing finished in" + _SP + _V + _SEC, re.I),
-    "capture_gib": re.compile(r",?" + _SP + r"took" + _SP + _V + _GIB, re.I),
+    "capture_gib": re.compile(r"," + _SP + r"took" + _SP + _V + _GIB, re.I),
     "bar": re.compile(
         r"(capturing[^:|\n]{0,120}?):[ ]{0,4}(\d{1,3})%[^/\n]{0,600}?(\d{1,7})/(\d{1,7})", re.I
     ),
@@ -1284,7 +1290,7 @@ def _may_continue(msg: str, hits: list[_Hit], nxt: str) -> bool:
     message of its own (capital letter, bracket, prompt), or a phrase spans the break."""
     if any(h.kind == "miss" for h in hits):
         return True
-    if nxt[0] not in _STARTS and any(h.kind in ("fig", "cond") for h in hits):
+    if nxt[0] not in _STARTS and any(h.kind in ("fig", "cond", "marker") for h in hits):
         return True
     if nxt[0] in _STARTS:
         return False

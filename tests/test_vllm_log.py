@@ -525,6 +525,51 @@ def test_hard_wrapped_values_are_rejoined(text, want):
     assert not [p for p in ds.problems if p.where], _problems(ds)  # no line left unread
 
 
+def test_a_wrapped_config_line_is_rejoined():
+    text = (
+        "(APIServer pid=1) INFO 05-01 12:48:00 [utils.py:233] non-default args: {'model_tag': "
+        "'hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4', 'model': 'hugging-quants/Meta-L\n"
+        "lama-3.1-8B-Instruct-AWQ-INT4', 'dtype': 'float16', 'tensor_parallel_size': 2}\n"
+        "(EngineCore_DP0 pid=9) INFO 05-01 12:49:00 [default_loader.py:1] Loading weights took "
+        "3.00 seconds\n"
+    )
+    _check(
+        parse_log(text),
+        {"loading_weights_s": 3.0},
+        {
+            "model": "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4",
+            "tensor_parallel_size": 2,
+            "dtype": "float16",
+        },
+    )
+
+
+def test_a_multi_line_message_without_prefixes_is_read_line_by_line():
+    text = (
+        "INFO 02-11 10:17:54 worker.py:267] Memory profiling takes 0.91 seconds\n"
+        "the current vLLM instance can use total_gpu_memory (23.68GiB) x gpu_memory_utilization "
+        "(0.85) = 20.13GiB\n"
+        "model weights take 2.89GiB; non_torch_memory takes 0.08GiB; PyTorch activation peak "
+        "memory takes 1.41GiB; the rest of the memory reserved for KV Cache is 15.75GiB.\n"
+    )
+    _check(
+        parse_log(text),
+        {"memory_profiling_s": 0.91, "kv_cache_gib": 15.75, "model_loading_gib": 2.89},
+        {"total_gpu_memory_gib": 23.68, "gpu_memory_utilization": 0.85},
+        lines_matched=2,
+    )
+
+
+def test_stacked_process_prefixes_name_the_inner_worker():
+    text = (
+        "(EngineCore_DP0 pid=7) (RayWorkerWrapper pid=51, ip=10.0.0.1) INFO 01-01 00:00:01 "
+        "[default_loader.py:1] Loading weights took 2.00 seconds\n"
+        "(EngineCore_DP0 pid=7) (RayWorkerWrapper pid=52, ip=10.0.0.2) INFO 01-01 00:00:01 "
+        "[default_loader.py:1] Loading weights took 2.50 seconds\n"
+    )
+    _check(parse_log(text), {"loading_weights_s": 2.5}, ranks=2)
+
+
 def test_complete_prefixless_lines_are_not_joined():
     text = (
         "Dynamo bytecode transform time: 4.60 s\n"
