@@ -206,7 +206,7 @@ _RAY_REPEAT = re.compile(r"\s{0,3}\[repeated \d{1,7}x across cluster\]")
 
 _QUOTE = re.compile(r">[> \t]{0,16}")
 _BORDER_L = re.compile(r"[\u2502\u2503\u2551|][ \t]?")
-_BORDER_R = re.compile(r"[ \t]{0,200}[\u2502\u2503\u2551|][ \t]{0,200}$")
+_BORDERS = "\u2502\u2503\u2551|"
 _ISO_TS = re.compile(
     r"\[?(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,]\d{1,9})?"
     r"(?:[ ]?(?:Z|UTC|[+-]\d{2}:?\d{2}))?\]?(?:[ \t]{1,8}|$)"
@@ -297,7 +297,9 @@ def _clean(raw: str, no: int) -> _Row | None:
             prefixed, s = True, s[m.end() :]
             continue
         break
-    s = _BORDER_R.sub("", s)
+    s = s.rstrip()
+    if s and s[-1] in _BORDERS:  # a terminal UI's right border
+        s = s[:-1]
     if "repeated" in s:
         s = _RAY_REPEAT.sub("", s)
     s = s.strip()
@@ -403,7 +405,7 @@ _RE = {
     "vllm_version": re.compile(r"\bvllm version:?" + _SP + r"v?(\d{1,3}\.\d[\w.+-]{0,80})", re.I),
     "banner_version": re.compile(r"\bversion[ ]{1,8}v?(\d{1,3}\.\d{1,4}[\w.+-]{0,80})"),
     "banner_model": re.compile(r"\bmodel[ ]{1,8}(\S{1,300})[ ]*$"),
-    "start_load": re.compile(r"starting to load model (\S{1,300}?)(?:\.{2,3})?[ ]*$", re.I),
+    "start_load": re.compile(r"starting to load model (\S{1,300}?)(?:\.{2,3})?[ ]{0,8}$", re.I),
     "max_model_len": re.compile(r"using max model len (\d{1,9})", re.I),
     "weights_format": re.compile(r"using model weights format \[?'?\*?\.?([\w]{1,20})", re.I),
     "serve": re.compile(
@@ -863,7 +865,6 @@ class _Start:
     engine_votes: dict = field(default_factory=dict)
     engine_explicit: str | None = None
     cache_hit: bool = False
-    lines: int = 0  # lines with figures
     procs: set = field(default_factory=set)  # every process prefix that printed a matched line
 
     @property
@@ -930,7 +931,6 @@ class _Parser:
         if matched:
             st.procs.add(row.rank)
             self.lines_matched += 1
-            st.lines += 1
             if row.ts is not None and (st.last_ts is None or _earlier(st.last_ts, row.ts)):
                 st.last_ts = row.ts
 
