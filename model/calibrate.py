@@ -253,6 +253,8 @@ def _log_points(ds: Dataset) -> list[Point]:
         comp = f["dynamo_transform_s"] + (
             _num(f.get("compile_s")) or _num(f.get("compile_cache_load_s")) or 0.0
         )
+    if comp is None:  # 2026: "init engine … took 90.00 s (compilation: 8.90 s)"
+        comp = _num(f.get("init_compilation_s"))
     if comp is not None:
         cached = bool(f.get("compile_cache_hit")) or _num(f.get("compile_cache_load_s")) is not None
         label = "torch.compile (warm cache)" if cached else "torch.compile (cold)"
