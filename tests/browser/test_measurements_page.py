@@ -93,7 +93,7 @@ def test_a_bad_upload_is_refused_by_name_and_the_page_keeps_working(page, app_ur
     open_page(page, f"{app_url}/Measurements?{SCENARIO}")
     _upload(page, [("weights.bin", b"\x00\x01\x02\x03" * 100), ("notes.txt", b"hello\n")])
     alerts = page.locator('[data-testid="stAlertContainer"], [data-testid="stAlert"]')
-    alerts.first.wait_for(state="visible", timeout=WAIT_MS)
+    alerts.filter(has_text="notes.txt").first.wait_for(state="visible", timeout=WAIT_MS)
     text = "\n".join(alerts.all_inner_texts())
     assert "weights.bin" in text and "binary" in text, text
     assert "notes.txt" in text, text
