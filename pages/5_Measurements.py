@@ -78,8 +78,8 @@ for label, tab in zip(labels, tabs, strict=True):
                 st.plotly_chart(charts.tpot_figure(cal), width="stretch")
         elif label == "Launch overhead":
             st.plotly_chart(charts.launch_figure(cal, curves), width="stretch")
-        elif label == "Cold start":
-            if any(p.quantity.startswith("item") or p.quantity.endswith("_s") for p in cal.points):
+        elif label == "Start-up and rates":
+            if any(charts.is_startup(p.quantity) for p in cal.points):
                 st.plotly_chart(charts.cold_figure(cal), width="stretch")
             view.rates_table(cal)
         elif label == "Residuals":

@@ -137,14 +137,17 @@ def ttft_figure(cal, curves: dict):
 
 
 def tpot_figure(cal):
-    """TPOT against concurrency: measured and modelled at each measured point."""
+    """TPOT against concurrency (or against the context when every point ran at one
+    concurrency): measured and modelled at each measured point."""
     ps = [p for p in cal.points if p.quantity == "tpot_ms"]
     idx = [cal.points.index(p) for p in ps]
+    by_context = len({p.x for p in ps}) == 1 and all("context_tokens" in p.cond for p in ps)
+    xs = [p.cond["context_tokens"] if by_context else p.x for p in ps]
     data = [
         {
             "type": "scatter",
             "mode": "markers",
-            "x": [p.x for p in ps],
+            "x": xs,
             "y": [p.measured for p in ps],
             "name": "measured",
             "marker": {"color": MEASURED, "size": 9},
@@ -152,7 +155,7 @@ def tpot_figure(cal):
         {
             "type": "scatter",
             "mode": "markers",
-            "x": [p.x for p in ps],
+            "x": xs,
             "y": as_list(cal.before[idx]),
             "name": "model as configured",
             "marker": {"color": MODEL, "size": 9, "symbol": "diamond-open"},
@@ -163,7 +166,7 @@ def tpot_figure(cal):
             {
                 "type": "scatter",
                 "mode": "markers",
-                "x": [p.x for p in ps],
+                "x": xs,
                 "y": as_list(cal.after[idx]),
                 "name": "model with the fit",
                 "marker": {
@@ -174,9 +177,19 @@ def tpot_figure(cal):
                 },
             }
         )
+    c = int(ps[0].x) if ps else 1
     layout = base_layout(
-        "Time per output token against concurrency",
-        xaxis={"title": {"text": "concurrency (decode batch)"}, "type": "log"},
+        f"Time per output token against context, at concurrency {c}"
+        if by_context
+        else "Time per output token against concurrency",
+        xaxis={
+            "title": {
+                "text": "mean context of a decode step [tokens]"
+                if by_context
+                else "concurrency (decode batch)"
+            },
+            "type": "log",
+        },
         yaxis={"title": {"text": "TPOT [ms]"}, "rangemode": "tozero"},
     )
     return figure(data, layout)
@@ -214,13 +227,14 @@ def launch_figure(cal, curves: dict):
     return figure(data, layout)
 
 
+def is_startup(quantity: str) -> bool:
+    """A start-up figure in seconds (the cold-start chart's bars)."""
+    return quantity.startswith("item") or quantity in ("compile_s", "capture_s", "load_s")
+
+
 def cold_figure(cal):
     """Start-up figures measured against modelled, one group of bars per figure."""
-    qs = [
-        p
-        for p in cal.points
-        if p.quantity.startswith("item") or p.quantity in ("compile_s", "capture_s")
-    ]
+    qs = [p for p in cal.points if is_startup(p.quantity)]
     idx = [cal.points.index(p) for p in qs]
     labels = [plotly_text(p.label) for p in qs]
     bars = [("measured", [p.measured for p in qs], MEASURED, "")]

@@ -17,6 +17,7 @@ from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state
 from ui.layout import calibrated_values, key_value
+from ui.measure_charts import is_startup
 from ui.text import md_escape
 
 KIND_NAMES = {
@@ -186,14 +187,8 @@ def tab_labels(cal: Calibration) -> list[str]:
         labels.append("Request latency")
     if "launch_saving_ms" in q:
         labels.append("Launch overhead")
-    if any(x.startswith("item") for x in q) or q & {
-        "compile_s",
-        "capture_s",
-        "read_gb_s",
-        "hbm_gb_s",
-        "h2d_gb_s",
-    }:
-        labels.append("Cold start")
+    if any(is_startup(x) for x in q) or q & {"read_gb_s", "hbm_gb_s", "h2d_gb_s"}:
+        labels.append("Start-up and rates")
     labels.append("Residuals")
     return labels
 
