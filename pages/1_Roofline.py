@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import roofline_lens
-from ui import roofline_charts
+from ui import measure_data, roofline_charts
 from ui.formulas import roofline_formulas
 from ui.layout import (
     assumption_line,
@@ -19,6 +19,7 @@ from ui.layout import (
     weights_size_notice,
 )
 from ui.layout import breakdown as breakdown_table
+from ui.measure_charts import with_measured
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
@@ -93,16 +94,25 @@ if tabs[0].open:
             ),
             width="stretch",
         )
+        measured = measure_data.lens_points({"step_ms", "tpot_ms"})
         right.plotly_chart(
-            roofline_charts.step_composition_figure(
-                lens["sweep"],
-                s.batch,
-                lens["ridge_batch"],
-                mem["max_batch"],
-                None if s.cuda_graphs == "none" else max(s.capture_sizes),
+            with_measured(
+                roofline_charts.step_composition_figure(
+                    lens["sweep"],
+                    s.batch,
+                    lens["ridge_batch"],
+                    mem["max_batch"],
+                    None if s.cuda_graphs == "none" else max(s.capture_sizes),
+                ),
+                measured,
             ),
             width="stretch",
         )
+        if measured:
+            right.caption(
+                f"Diamonds: {len(measured)} measured steps uploaded on the Measurements page, at "
+                "their own context and graphs mode (the curves are this scenario's)."
+            )
 if tabs[1].open:
     with tabs[1]:
         st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import launch_lens
-from ui import launch_charts
+from ui import launch_charts, measure_data
 from ui.buckets import bucket_editor
 from ui.formulas import launch_formulas
 from ui.layout import (
@@ -20,6 +20,7 @@ from ui.layout import (
     weights_size_notice,
 )
 from ui.layout import breakdown as breakdown_table
+from ui.measure_charts import with_measured
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
@@ -135,13 +136,17 @@ if tabs[0].open:
         )
 
         st.plotly_chart(
-            launch_charts.mode_sweep_figure(
-                lens["grid"],
-                lens["modes"],
-                s.batch,
-                s.capture_sizes,
-                lens["grid_waste"],
-                mem["max_batch"],
+            with_measured(
+                launch_charts.mode_sweep_figure(
+                    lens["grid"],
+                    lens["modes"],
+                    s.batch,
+                    s.capture_sizes,
+                    lens["grid_waste"],
+                    mem["max_batch"],
+                ),
+                measure_data.lens_points({"step_ms", "tpot_ms"}),
+                y_of=lambda p: p.measured * 1000.0 / p.x,  # µs per token
             ),
             width="stretch",
         )

@@ -6,7 +6,7 @@ import streamlit as st
 
 from model.cold_start import cold_start_lens
 from model.presets import cold_start_presets
-from ui import cold_charts
+from ui import cold_charts, measure_data
 from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
@@ -20,6 +20,7 @@ from ui.layout import (
     weights_size_notice,
 )
 from ui.layout import breakdown as breakdown_table
+from ui.measure_charts import measured_waterfall
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
@@ -220,7 +221,16 @@ tabs = lazy_tabs(
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns(2)
-        left.plotly_chart(cold_charts.waterfall_figure(cs, opt), width="stretch")
+        measured = measure_data.measured_items()
+        left.plotly_chart(
+            measured_waterfall(cold_charts.waterfall_figure(cs, opt), measured, cs),
+            width="stretch",
+        )
+        if measured:
+            left.caption(
+                "Grey: the items measured on the Measurements page's uploads (an item not "
+                "measured shows the model's value, marked)."
+            )
         right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
 if tabs[1].open:
     with tabs[1]:

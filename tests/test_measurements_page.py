@@ -125,3 +125,22 @@ def test_pasted_text_without_measurements_is_named_and_the_page_keeps_working():
     [b for b in at.button if b.key == "w_meas_ex_launch-rtx5070ti"][0].click()
     run(at)
     assert metrics(at)["Data sets"] == "1" and not at.error
+
+
+@pytest.mark.parametrize(
+    "example_id, page, needle",
+    [
+        ("gptoss-h100x8-tpot", "pages/1_Roofline.py", "Diamonds: 11 measured steps"),
+        ("vllm-085-warm-cache-log", "pages/3_Cold_start.py", "Grey: the items measured"),
+    ],
+)
+def test_uploaded_points_appear_on_the_lens_pages_own_charts(example_id, page, needle):
+    # AppTest resolves other pages from the main script: start at the landing page
+    at = run(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at.switch_page("pages/5_Measurements.py")
+    run(at)
+    [b for b in at.button if b.key == f"w_meas_ex_{example_id}"][0].click()
+    run(at)
+    at.switch_page(page)
+    run(at)
+    assert any(needle in c.value for c in at.caption), [c.value for c in at.caption]

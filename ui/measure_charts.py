@@ -293,3 +293,62 @@ def residual_figure(rows: list[dict]):
         yaxis={"automargin": True, "autorange": "reversed"},
     )
     return figure(data, layout)
+
+
+def with_measured(fig, points, y_of=None, yaxis: str | None = None, x_of=None):
+    """A lens chart with the session's measured points added as black-edged markers (the
+    Measurements page's uploads): ``y_of(point)`` and ``x_of(point)`` give each marker's place
+    in the chart's units (default: the point's x and measured value)."""
+    if not points:
+        return fig
+    xs = [x_of(p) if x_of else p.x for p in points]
+    ys = [y_of(p) if y_of else p.measured for p in points]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": xs,
+        "y": ys,
+        "name": f"measured ({len(points)} points, Measurements page)",
+        "marker": {
+            "color": "white",
+            "size": 10,
+            "symbol": "diamond",
+            "line": {"width": 2, "color": MEASURED},
+        },
+        "text": [plotly_text(f"{p.label} · {p.dataset}") for p in points],
+        "hovertemplate": "%{text}<br>%{y:.4g}<extra>measured</extra>",
+    }
+    if yaxis:
+        trace["yaxis"] = yaxis
+    fig.spec["data"].append(trace)
+    return fig
+
+
+def measured_waterfall(fig, items: dict[int, float], modelled: dict[int, float]):
+    """The cold-start waterfall with a third group: the measured items (an item not measured
+    takes the model's value and says so in its label)."""
+    if not items:
+        return fig
+    keys = ["process_init_s", "cuda_context_s", "allocator_s", "weights_s", "graphs_jit_s"]
+    ys = [items.get(i + 1, modelled[k]) for i, k in enumerate(keys)]
+    text = [f"{y:.1f}" if (i + 1) in items else f"{y:.1f} (model)" for i, y in enumerate(ys)] + [
+        f"{sum(ys):.1f} s"
+    ]
+    x = list(fig.spec["data"][0]["x"])
+    fig.spec["data"].append(
+        {
+            "type": "waterfall",
+            "name": f"measured: {sum(ys):.1f} s",
+            "orientation": "v",
+            "x": x,
+            "y": ys + [0.0],
+            "measure": ["relative"] * len(keys) + ["total"],
+            "text": text,
+            "textposition": "outside",
+            "increasing": {"marker": {"color": "#BBBBBB", "line": {"color": MEASURED, "width": 2}}},
+            "totals": {"marker": {"color": "#BBBBBB", "line": {"color": MEASURED, "width": 2}}},
+            "connector": {"line": {"color": "#999", "dash": "dot"}},
+            "hovertemplate": "%{x}: %{y:.2f} s<extra>measured</extra>",
+        }
+    )
+    return fig

@@ -101,3 +101,30 @@ def example_for(ds: Dataset):
         if ex.file == ds.name:
             return ex
     return None
+
+
+def lens_points(quantities: set[str]) -> list:
+    """The session's measured points of the given quantities (for the lens pages' own charts);
+    empty when nothing was uploaded. Points come from :func:`model.calibrate.points_of`."""
+    from model.calibrate import points_of
+
+    out = []
+    for ds in datasets():
+        pts, _ = points_of(ds)
+        out += [p for p in pts if p.quantity in quantities]
+    return out
+
+
+def measured_items() -> dict[int, float]:
+    """Cold-start items 1–5 measured in the session's data sets [s]: a cold-start CSV's items,
+    and a start-up log's items 4 and 5 (the last data set that states an item wins)."""
+    out: dict[int, float] = {}
+    for ds in datasets():
+        source = ds.figures if ds.kind == "cold_start" else ds.extra.get("items") or {}
+        if ds.kind not in ("cold_start", "startup_log"):
+            continue
+        for n in range(1, 6):
+            v = source.get(f"item{n}_s")
+            if isinstance(v, int | float) and not isinstance(v, bool):
+                out[n] = float(v)
+    return out

@@ -17,6 +17,7 @@ from .conftest import (
     require_chromium,
     share_link,
     wait_idle,
+    wait_metrics,
 )
 
 require_chromium()
@@ -57,13 +58,14 @@ def _upload(page, files: list[tuple[str, bytes]]) -> None:
 def test_upload_apply_and_share_the_calibrated_scenario(page, browser, app_url):
     open_page(page, f"{app_url}/Measurements?{SCENARIO}")
     _upload(page, [("sweep.csv", _sweep_csv()), ("server.log", LOG)])
-    shown = metrics(page)
-    assert shown["Data sets"] == "2", shown
+    shown = wait_metrics(page, lambda m: m.get("Data sets") == "2")
     assert int(shown["Points"]) >= 7
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("sweep.csv — decode steps").wait_for(timeout=WAIT_MS)
     main.get_by_text("server.log — vLLM start-up log").wait_for(timeout=WAIT_MS)
     main.get_by_role("button", name="Apply the fit", exact=True).click()
+    sidebar_code = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first
+    sidebar_code.filter(has_text="calibrated").wait_for(timeout=WAIT_MS)
     wait_idle(page)
     path, pairs = share_link(page)
     keys = dict(pairs)
@@ -104,4 +106,4 @@ def test_a_bad_upload_is_refused_by_name_and_the_page_keeps_working(page, app_ur
         "button", name="Load", exact=True
     ).first.click()
     wait_idle(page)
-    assert metrics(page)["Data sets"] == "1"
+    wait_metrics(page, lambda m: m.get("Data sets") == "1")
