@@ -685,7 +685,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             keys.append("launch_us")
         got, ref = _fit_group(cur, dec, keys, "decode steps", notes)
         if ref and "host_ms" in ref:
-            distinct = sorted({(p.x, p.cond.get("context_tokens")) for p in dec})
+            distinct = sorted({(p.x, p.cond.get("context_tokens", -1)) for p in dec})
             reason = (
                 f"one batch size ({int(distinct[0][0])}) cannot separate bandwidth from host "
                 "work: measure at least two batch sizes far apart (e.g. 1 and 64)"

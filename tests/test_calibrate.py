@@ -228,3 +228,34 @@ def test_noiseless_sweeps_are_recovered(eff, host):
     cal = calibrate(scenario(), [decode_ds(sweep_rows(truth, BATCHES))])
     assert cal.fits["bw_efficiency"].value == pytest.approx(eff, rel=5e-3, abs=1e-3)
     assert cal.fits["host_ms"].value == pytest.approx(host, rel=5e-3, abs=2e-2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(1, 10**6),
+            st.floats(1e-6, 1e6),
+            st.sampled_from([None, "none", "full_and_piecewise", "piecewise"]),
+            st.one_of(st.none(), st.integers(0, 10**6)),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_any_decode_table_gives_a_fit_or_a_refusal_never_a_crash(rows):
+    data = []
+    for b, t, g, ctx in rows:
+        r = {"batch": b, "step_ms": t}
+        if g is not None:
+            r["cuda_graphs"] = g
+        if ctx is not None:
+            r["context_tokens"] = ctx
+        data.append(r)
+    cal = calibrate(scenario(), [decode_ds(data)])
+    out = cal.to_json()
+    for key, value in out["keys"].items():
+        assert np.isfinite(value), key
+        applied = scenario(**{key: value})  # every fitted key is a valid scenario value
+        assert applied is not None
+    assert set(out["keys"]).isdisjoint(out["refused"])
