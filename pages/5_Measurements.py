@@ -1,6 +1,7 @@
 """Measurements lens: upload what the cluster measured, see it against the model, calibrate in
 one click (SPEC 4.5)."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -23,6 +24,8 @@ if sets:
         cal = calibrate(s, sets)
     except ScenarioError as exc:
         problem = exc.message
+    except (ArithmeticError, ValueError, np.linalg.LinAlgError) as exc:  # never the page
+        problem = f"the fit failed on these data sets ({type(exc).__name__}); please report them"
 
 st.title("Measurements: your cluster against the model")
 scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")

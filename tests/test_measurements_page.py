@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from model.examples import examples
+from model.presets import scenario_names
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "5_Measurements.py")
@@ -144,3 +145,12 @@ def test_uploaded_points_appear_on_the_lens_pages_own_charts(example_id, page, n
     at.switch_page(page)
     run(at)
     assert any(needle in c.value for c in at.caption), [c.value for c in at.caption]
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_the_page_runs_every_named_scenario_with_an_example_loaded(name):
+    at = fresh(scenario=name)
+    [b for b in at.button if b.key == "w_meas_ex_launch-rtx5070ti"][0].click()
+    run(at)
+    assert metrics(at)["Data sets"] == "1"
+    assert not at.error, [e.value for e in at.error]
