@@ -19,6 +19,9 @@ What each kind of data identifies
 - **Launch micro-benchmark** (``kernels, eager_ms, graph_ms``): ``launch_us`` = the slope of
   ``eager − graph`` against the kernel count (with an intercept, the graph replay's fixed cost,
   when two or more chain lengths are given; through the origin for one).
+- **Batch latency** (``vllm bench latency`` with its batch size and lengths stated): joins the
+  decode fit; its model is the batch's prompts prefilled together, then ``output_len`` decode
+  steps at that batch (:func:`model.request.request_figures`).
 - **TTFT at concurrency 1**: ``prefill_efficiency`` (with the decode fit's ``host_ms``). TTFT at
   higher concurrency includes queueing behind other prompts, which the model's light-load TTFT
   does not; those points are shown, not fitted.
@@ -114,6 +117,7 @@ QUANTITY_UNITS = {
     "capture_s": "s",
     "read_gb_s": "GB/s",
     "load_s": "s",
+    "e2e_s": "s",
     "hbm_gb_s": "GB/s",
     "h2d_gb_s": "GB/s",
 }
@@ -221,6 +225,30 @@ def points_of(ds: Dataset) -> tuple[list[Point], list[str]]:
                 ok = mode == "pinned"
                 why = "" if ok else "pageable copies are shown; the model's h2d_gb_s is pinned"
                 pts.append(Point(name, "h2d_gb_s", 0, gbs, f"H2D {mode}", {}, ok, why))
+    elif ds.kind == "latency":
+        rows = [r for r in ds.rows if r.get("bench", "latency") == "latency"] or [
+            {**ds.conditions, **ds.figures}
+        ]
+        for i, r in enumerate(rows):
+            b, p, o = (_num(r.get(k)) for k in ("batch_size", "input_len", "output_len"))
+            y = _num(r.get("avg_latency_s"))
+            if y is None:
+                continue
+            if None in (b, p, o):
+                notes.append(
+                    f"{name}: latency run {i + 1} does not state its batch size, input and "
+                    "output lengths (--batch-size, --input-len, --output-len): not placed"
+                )
+                continue
+            b, p, o = int(b), int(p), int(o)
+            cond = {
+                "batch": b,
+                "prompt_tokens": p,
+                "output_tokens": o,
+                "context_tokens": p + o // 2,
+            }
+            label = f"latency: batch {b}, {p} in / {o} out"
+            pts.append(Point(name, "e2e_s", b, y, label, cond))
     else:
         notes.append(
             f"{name}: a {ds.format} run is shown as read; no fit uses it (its figures are "
@@ -296,6 +324,17 @@ def model_values(s: Scenario, pts: list[Point]) -> np.ndarray:
             prompt = p.cond.get("prompt_tokens", s.prompt_tokens)
             v = s if prompt == s.prompt_tokens else s.model_copy(update={"prompt_tokens": prompt})
             out[i] = request_figures(v)["ttft_ms"]
+        elif q == "e2e_s":  # a batch of prompts prefilled together, then decoded together
+            c = p.cond
+            v = s.model_copy(
+                update={
+                    "batch": c["batch"],
+                    "prompt_tokens": c["batch"] * c["prompt_tokens"],
+                    "output_tokens": c["output_tokens"],
+                    "context_tokens": c["context_tokens"],
+                }
+            )
+            out[i] = request_figures(v)["e2e_s"]
         elif q == "launch_saving_ms":
             out[i] = p.x * s.launch_us / 1000.0
         elif q.startswith("item") or q in ("compile_s", "capture_s", "read_gb_s", "load_s"):
@@ -677,13 +716,15 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
         cur = _variant(s, {k: f.value for k, f in fits.items()})
 
     # 1. decode steps: bandwidth and host work (and τ when eager and graph steps are both given)
-    dec = [p for p in pts if p.quantity in ("step_ms", "tpot_ms") and p.fitted]
+    dec = [p for p in pts if p.quantity in ("step_ms", "tpot_ms", "e2e_s") and p.fitted]
     if dec:
         keys = ["bw_efficiency", "host_ms"]
         modes = {(p.cond.get("cuda_graphs") == "none") for p in dec if "cuda_graphs" in p.cond}
         if modes == {True, False}:
             keys.append("launch_us")
-        got, ref = _fit_group(cur, dec, keys, "decode steps", notes)
+        names = {"step_ms": "decode steps", "tpot_ms": "TPOT", "e2e_s": "batch latency"}
+        label = " + ".join(names[q] for q in names if any(p.quantity == q for p in dec))
+        got, ref = _fit_group(cur, dec, keys, label, notes)
         if ref and "host_ms" in ref:
             distinct = sorted({(p.x, p.cond.get("context_tokens", -1)) for p in dec})
             reason = (
@@ -692,7 +733,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
                 if len(distinct) == 1
                 else ref["host_ms"]
             )
-            got, ref2 = _fit_group(cur, dec, ["bw_efficiency"], "decode steps", notes)
+            got, ref2 = _fit_group(cur, dec, ["bw_efficiency"], label, notes)
             if "bw_efficiency" in got:
                 held = f"with host_ms held at {cur.host_ms:g} ms (the scenario's value)"
                 old = got["bw_efficiency"].note

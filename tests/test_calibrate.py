@@ -259,3 +259,33 @@ def test_any_decode_table_gives_a_fit_or_a_refusal_never_a_crash(rows):
         applied = scenario(**{key: value})  # every fitted key is a valid scenario value
         assert applied is not None
     assert set(out["keys"]).isdisjoint(out["refused"])
+
+
+def test_latency_benchmark_runs_place_a_batch_and_calibrate_decode():
+    truth = scenario(bw_efficiency=0.5, host_ms=2.0)
+    rows = []
+    for b in (1, 8, 64):
+        v = truth.model_copy(
+            update={
+                "batch": b,
+                "prompt_tokens": b * 128,
+                "output_tokens": 128,
+                "context_tokens": 192,
+            }
+        )
+        rows.append(
+            {
+                "bench": "latency",
+                "batch_size": b,
+                "input_len": 128,
+                "output_len": 128,
+                "avg_latency_s": request_figures(v)["e2e_s"],
+            }
+        )
+    rows.append({"bench": "latency", "avg_latency_s": 1.0})  # no conditions: not placed
+    ds = Dataset("lat.txt", "vllm_latency_stdout", "latency", rows=rows)
+    cal = calibrate(scenario(), [ds])
+    assert cal.fits["bw_efficiency"].value == pytest.approx(0.5, rel=0.01)
+    assert cal.fits["host_ms"].value == pytest.approx(2.0, rel=0.03)
+    assert cal.fits["host_ms"].data == "batch latency"
+    assert any("does not state its batch size" in n for n in cal.notes)
