@@ -71,6 +71,7 @@ GIB = 2**30
 CALIBRATABLE = CALIBRATED_KEYS
 UNITS = {
     "bw_efficiency": "",
+    "flops_efficiency": "",
     "prefill_efficiency": "",
     "host_ms": "ms",
     "launch_us": "µs",
@@ -521,13 +522,7 @@ def gauss_newton(predict, params: list[_Param], y: np.ndarray, iters: int = 40):
 
 def _identify(J: np.ndarray, n_points: int, keys: list[str]) -> dict[str, str]:
     """Parameters the Jacobian cannot determine, with the reason (empty when all are)."""
-    refused = {}
     norms = np.linalg.norm(J, axis=0)
-    for k, nrm in zip(keys, norms, strict=True):
-        if not nrm > 1e-12:
-            refused[k] = "the measured points do not depend on it in the model"
-    if refused:
-        return refused
     if n_points < len(keys):
         return {
             k: f"{n_points} point(s) cannot determine {len(keys)} parameters together" for k in keys
@@ -567,7 +562,34 @@ def _field_bounds(key: str) -> tuple[float, float]:
 
 
 def _fit_group(s, pts, keys, data_label, notes):
-    """Gauss-Newton fit of ``keys`` to ``pts``; returns (fits, refused)."""
+    """Gauss-Newton fit of ``keys`` to ``pts``; returns (fits, refused).
+
+    A parameter the points do not move, determine too weakly, or push past 100 % of a peak is
+    refused and held at the scenario's value, and the others are fitted again without it (so
+    what is reported was fitted with what is applied). Parameters the points cannot tell apart
+    (collinear, or fewer points than parameters) are all refused."""
+    refused: dict[str, str] = {}
+    keys = list(keys)
+    while keys:
+        fits, bad, fatal = _fit_once(s, pts, keys, data_label)
+        if fatal:
+            refused.update(fatal)
+            return {}, refused
+        if not bad:
+            held = [k for k in refused if k not in fits]
+            if held:
+                raw = s.effective()
+                note = "with " + ", ".join(f"{k} held at {getattr(raw, k):.4g}" for k in held)
+                for f in fits.values():
+                    f.note = note + (f"; {f.note}" if f.note else "")
+            return fits, refused
+        refused.update(bad)
+        keys = [k for k in keys if k not in bad]
+    return {}, refused
+
+
+def _fit_once(s, pts, keys, data_label):
+    """One fit of ``keys``: (fits, refused one by one, refused all together)."""
     raw = s.effective()
     params = []
     for k in keys:
@@ -584,39 +606,66 @@ def _fit_group(s, pts, keys, data_label, notes):
         return model_values(_variant(s, values), pts)
 
     values, J, r, theta = gauss_newton(predict, params, y)
-    refused = _identify(J, len(pts), keys)
-    if refused:
-        return {}, refused
+    unmoved = {
+        k: "the measured points do not depend on it in the model"
+        for k, nrm in zip(keys, np.linalg.norm(J, axis=0), strict=True)
+        if not nrm > 1e-12
+    }
+    if unmoved:
+        return {}, unmoved, {}
+    fatal = _identify(J, len(pts), keys)
+    if fatal:
+        return {}, {}, fatal
     unc = _uncertainties(J, r, theta, params)
-    model_after = predict(values)
-    r2 = r_squared(y, model_after)
+    r2 = r_squared(y, predict(values))
     files = sorted({p.dataset for p in pts})
-    fits, refused = {}, {}
+    fits, bad = {}, {}
     for prm, u in zip(params, unc, strict=True):
         v = float(values[prm.key])
         floor = ABS_UNCERTAINTY_FLOOR.get(prm.key, 0.0)
         if u is not None and (not math.isfinite(u) or u > max(MAX_REL_UNCERTAINTY * abs(v), floor)):
-            refused[prm.key] = (
+            bad[prm.key] = (
                 f"the data determine it too weakly (±{u:.3g} on {v:.3g}); add points that "
                 "move it, e.g. a wider range of batch sizes"
             )
             continue
-        note = ""
-        lo, hi = prm.lo, prm.hi
-        if prm.inverse and v >= hi * 0.999:
-            refused[prm.key] = (
+        if prm.inverse and v >= prm.hi * 0.999:
+            bad[prm.key] = (
                 "the points are faster than the model allows even at 100 % of the datasheet "
                 "peak: check that the scenario (model, GPUs, dtype, hardware) is what was measured"
             )
             continue
-        if not prm.inverse and v <= lo + 1e-9:
-            note = "at its lower bound (0): the points leave no room for it"
+        note = (
+            "at its lower bound (0): the points leave no room for it"
+            if (not prm.inverse and v <= prm.lo + 1e-9)
+            else ""
+        )
         if u is None:
             note = (note + "; " if note else "") + "as many points as parameters: no uncertainty"
         fits[prm.key] = ParamFit(
             prm.key, v, u, len(pts), data_label, files, r2, note, float(getattr(raw, prm.key))
         )
-    return fits, refused
+    return fits, bad, {}
+
+
+def _compute_bound(s: Scenario, pts: list[Point]) -> int:
+    """How many decode points the model puts on the compute roof (their step moves with
+    ``flops_efficiency``)."""
+    s = s.effective()
+    n = 0
+    groups: dict[tuple, list[Point]] = {}
+    for p in pts:
+        if p.quantity in ("step_ms", "tpot_ms"):
+            groups.setdefault((p.cond.get("context_tokens"), p.cond.get("cuda_graphs")), []).append(
+                p
+            )
+    for (ctx, graphs), ps in groups.items():
+        update = {
+            k: v for k, v in (("context_tokens", ctx), ("cuda_graphs", graphs)) if v is not None
+        }
+        sw = decode.sweep(s.model_copy(update=update) if update else s, [p.x for p in ps])
+        n += int(np.sum(sw["t_compute_s"] > sw["t_memory_s"]))
+    return n
 
 
 # ----------------------------------------------------------------------------- calibrate
@@ -722,10 +771,12 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
         modes = {(p.cond.get("cuda_graphs") == "none") for p in dec if "cuda_graphs" in p.cond}
         if modes == {True, False}:
             keys.append("launch_us")
+        if _compute_bound(cur, dec) >= 2:  # large batches on the compute roof: fit it too
+            keys.append("flops_efficiency")
         names = {"step_ms": "decode steps", "tpot_ms": "TPOT", "e2e_s": "batch latency"}
         label = " + ".join(names[q] for q in names if any(p.quantity == q for p in dec))
         got, ref = _fit_group(cur, dec, keys, label, notes)
-        if ref and "host_ms" in ref:
+        if "host_ms" in ref and "bw_efficiency" not in got:
             distinct = sorted({(p.x, p.cond.get("context_tokens", -1)) for p in dec})
             reason = (
                 f"one batch size ({int(distinct[0][0])}) cannot separate bandwidth from host "
@@ -735,12 +786,16 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             )
             got, ref2 = _fit_group(cur, dec, ["bw_efficiency"], label, notes)
             if "bw_efficiency" in got:
-                held = f"with host_ms held at {cur.host_ms:g} ms (the scenario's value)"
+                held = (
+                    "with "
+                    + ", ".join(
+                        f"{k} held at {getattr(cur, k):.4g}" for k in keys if k != "bw_efficiency"
+                    )
+                    + " (the scenario's values)"
+                )
                 old = got["bw_efficiency"].note
                 got["bw_efficiency"].note = held + (f"; {old}" if old else "")
-            ref = {**ref2, "host_ms": reason}
-            if "launch_us" in keys:
-                ref["launch_us"] = reason
+            ref = {**ref2, **{k: reason for k in keys if k != "bw_efficiency"}}
         apply(got)
         refused.update({k: v for k, v in ref.items() if k not in fits})
 

@@ -44,6 +44,7 @@ MAX_CAPTURE_SIZES = 512
 #: keys a calibration may write (model.calibrate.CALIBRATABLE; the ``calibrated`` key lists them)
 CALIBRATED_KEYS = (
     "bw_efficiency",
+    "flops_efficiency",
     "host_ms",
     "launch_us",
     "prefill_efficiency",

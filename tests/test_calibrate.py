@@ -289,3 +289,28 @@ def test_latency_benchmark_runs_place_a_batch_and_calibrate_decode():
     assert cal.fits["host_ms"].value == pytest.approx(2.0, rel=0.03)
     assert cal.fits["host_ms"].data == "batch latency"
     assert any("does not state its batch size" in n for n in cal.notes)
+
+
+def test_batches_on_the_compute_roof_also_fit_flops_efficiency():
+    # weights only (no KV reads, as the seeds count): large batches reach the compute roof
+    truth = scenario(bw_efficiency=0.7, host_ms=1.5, flops_efficiency=0.35, context_tokens=0)
+    b = np.array([1, 4, 16, 64, 256, 1024, 2048, 4096])
+    rows = sweep_rows(truth, b, noise=0.01, seed=4)
+    for r in rows:
+        r["context_tokens"] = 0
+    cal = calibrate(scenario(), [decode_ds(rows)])
+    assert cal.fits["flops_efficiency"].value == pytest.approx(0.35, rel=0.05)
+    assert cal.fits["bw_efficiency"].value == pytest.approx(0.7, rel=0.05)
+
+
+def test_a_weak_parameter_is_held_and_the_others_are_fitted_again_without_it():
+    # small batches only: the launch cost (eager vs graphs) is clear, host work barely moves
+    truth = scenario(bw_efficiency=0.7, host_ms=0.0, launch_us=7.0)
+    b = np.array([1, 2])
+    rows = sweep_rows(truth.model_copy(update={"cuda_graphs": "none"}), b, 0.03, 5, "none")
+    rows += sweep_rows(truth, b, 0.03, 6, "full_and_piecewise")
+    cal = calibrate(scenario(), [decode_ds(rows)])
+    for key, fit in cal.fits.items():
+        assert key not in cal.refused
+        for held in cal.refused:
+            assert f"{held} held at" in fit.note
