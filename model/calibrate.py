@@ -15,7 +15,9 @@ What each kind of data identifies
   grow with batch (KV cache) and host work does not, so at least two batch sizes (or two
   context lengths) are needed to tell them apart; with one, only ``bw_efficiency`` is fitted,
   with ``host_ms`` held at the scenario's value, and ``host_ms`` is refused. Eager and graph
-  rows at the same batch add ``launch_us`` (their difference is the launches graphs remove).
+  rows at the same batch add ``launch_us`` (their difference is the launches graphs remove);
+  points the model puts on the compute roof (large batches, short contexts) add
+  ``flops_efficiency``.
 - **Launch micro-benchmark** (``kernels, eager_ms, graph_ms``): ``launch_us`` = the slope of
   ``eager − graph`` against the kernel count (with an intercept, the graph replay's fixed cost,
   when two or more chain lengths are given; through the origin for one).
