@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from model.calibrate import Calibration, calibrate, overlay_curves
+from model.calibrate import Calibration
 from model.errors import ScenarioError
 from model.measurements import CSV_SCHEMAS, template_csv
 from ui import measure_charts as charts
@@ -18,10 +18,11 @@ st.set_page_config(page_title="Measurements Â· What-If Explorer", page_icon="ðŸ“
 s = page_scenario("measurements", defer=True)
 sets = data.datasets()
 cal: Calibration | None = None
+curves: dict = {}
 problem = None
 if sets:
     try:
-        cal = calibrate(s, sets)
+        cal, curves = data.calibrated(s, sets)
     except ScenarioError as exc:
         problem = exc.message
     except (ArithmeticError, ValueError, np.linalg.LinAlgError) as exc:  # never the page
@@ -61,7 +62,6 @@ if problem:
     st.warning(problem)
     st.stop()
 
-curves = overlay_curves(s, cal)
 labels = view.tab_labels(cal)
 tabs = lazy_tabs(labels, key="t_measure")
 for label, tab in zip(labels, tabs, strict=True):

@@ -18,6 +18,7 @@ from model.measurements import MAX_BYTES, Dataset
 DATASETS = "_whatif_datasets"  #: name → Dataset, in the order they arrived
 ERRORS = "_whatif_dataset_errors"  #: [(file, message)] of the last arrivals
 SEEN = "_whatif_uploads_seen"  #: uploader file ids already read
+VERSION = "_whatif_datasets_version"  #: bumped on every change of the data sets
 MAX_DATASETS = 12
 MAX_PASTE_CHARS = MAX_BYTES
 
@@ -30,7 +31,12 @@ def errors() -> list[tuple[str, str]]:
     return list(st.session_state.get(ERRORS, []))
 
 
+def _changed() -> None:
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+
+
 def _keep(ds: Dataset) -> None:
+    _changed()
     store = st.session_state.setdefault(DATASETS, {})
     store.pop(ds.name, None)
     if len(store) >= MAX_DATASETS:
@@ -87,10 +93,12 @@ def on_example(example_id: str) -> None:
 
 
 def remove(name: str) -> None:
+    _changed()
     st.session_state.get(DATASETS, {}).pop(name, None)
 
 
 def clear() -> None:
+    _changed()
     st.session_state[DATASETS] = {}
     st.session_state[ERRORS] = []
 
@@ -128,3 +136,23 @@ def measured_items() -> dict[int, float]:
             if isinstance(v, int | float) and not isinstance(v, bool):
                 out[n] = float(v)
     return out
+
+
+CAL_CACHE = "_whatif_calibration_cache"
+
+
+def calibrated(s, sets: list[Dataset]):
+    """:func:`model.calibrate.calibrate` and :func:`model.calibrate.overlay_curves` for the
+    scenario and the session's data sets, kept for the next run while neither changes (a tab
+    switch or an expander costs nothing; a fit over several data sets takes ~0.1 s)."""
+    from model import codecs
+    from model.calibrate import calibrate, overlay_curves
+
+    key = (codecs.to_query(s), st.session_state.get(VERSION, 0), len(sets))
+    cached = st.session_state.get(CAL_CACHE)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    cal = calibrate(s, sets)
+    result = (cal, overlay_curves(s, cal))
+    st.session_state[CAL_CACHE] = (key, result)
+    return result
