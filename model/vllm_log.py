@@ -11,8 +11,9 @@ number of ``lines_matched`` and of ``start_ups``. A text with no timing line at 
 Figures (absent when the log lacks them)
     ``loading_weights_s``, ``model_loading_s``, ``model_loading_gib``, ``download_s``,
     ``dynamo_transform_s``, ``compile_s`` (every "Compiling a graph for … takes" of a rank,
-    summed), ``compile_cache_load_s`` (every "Directly load the compiled graph … took", summed),
-    ``compile_cache_hit`` (true when a "Directly load the compiled graph" line is present),
+    summed; on TPUs every XLA "Compilation finished in … [secs]", summed), ``compile_cache_load_s``
+    (every "Directly load the compiled graph … took", summed), ``compile_cache_hit`` (true when a
+    "Directly load the compiled graph" or "Directly load AOT compilation" line is present),
     ``torch_compile_total_s``, ``memory_profiling_s``, ``warmup_s``, ``graph_capture_s``,
     ``graph_capture_gib``, ``graphs_captured`` (capture progress bars: the largest count of each
     bar label, summed over labels), ``init_engine_s``, ``init_compilation_s``, ``kv_cache_gib``,
@@ -61,6 +62,25 @@ Line formats recognised, by version (the message part; any prefix may precede it
       (monitor.py:53), ``Initial profiling/warmup run took 76.71 s`` (monitor.py:81), ``CUDA
       graph pool memory: 0.45 GiB (actual), …``, ``init engine (…) took 90.00 s (compilation:
       8.90 s)``; weight_utils.py ``Time spent downloading weights for X: 33.1 seconds``.
+    * ≤0.10 leaves the cache load out of ``torch.compile takes 3.70 s in total`` (Dynamo 3.70 s,
+      then ``… from the cache, took 5.920 s``); later versions count it. Item 5 then uses the
+      rank's Dynamo + compile + cache-load sum, with a problem saying so.
+    * 2026 (decorators.py): ``Directly load AOT compilation from path …/rank_0_0/model`` (a
+      cache hit, no time), ``saved AOT compiled function to …`` (compiled, no time);
+      gpu_worker.py with ``kv_cache_memory_bytes`` set: ``Initial free memory 31.16 GiB,
+      reserved 4.25 GiB memory for KV Cache as specified by kv_cache_memory_bytes config and
+      skipped memory profiling``; kv_cache_utils.py prints ``GPU KV cache size: 29,056 tokens,
+      Maximum concurrency for 2,048 tokens per request: 14.19x`` on one line.
+    * CPU backend (cpu_model_runner.py, cpu_worker.py): ``Warming up model for the
+      compilation...`` / ``Warming up done.`` (the compile, untimed), ``Explicitly set
+      (1.0/15.51) GiB for KV cache on node 0.`` / ``Auto set (1.48/18.0) GiB for KV cache on node
+      0, with …``; no graph capture. TPU (tpu_model_runner.py, tpu-inference
+      compilation_manager.py): ``Compilation finished in 41.27 [secs].`` per graph family (V1),
+      ``Compilation for prefill done in 12.50 s.`` (V0), ``… Encoder compilation finished in in
+      3.1 [secs].``; no graph capture (item 5's capture part is 0). The platform comes from
+      ``Automatically detected platform cpu.``, ``Platform plugin ascend is activated`` or the
+      config's ``device_config=cpu``; a CPU or TPU log says its figures are partial, and a log
+      without timings says which backend it came from.
     * Run:ai streamer (file_streamer.py): ``[RunAI Streamer] Overall time to stream 942.3 MiB of
       all files: 0.18s, 5.0 GiB/s`` (``… of all files to cpu: 41.52s, 1.7 GiB/s``).
     * Run and version: ``Initializing an LLM engine (v0.6.4.dev26+g92d86da2) with config:
@@ -75,21 +95,33 @@ Sources: the vLLM source files named above, and the public logs collected in
 ``shared/fixtures/vllm_logs/README.md`` (BentoML/BentoVLLM README; instructlab/instructlab#2092;
 just-record/vllm_practice quickstart; vllm-project/vllm#10909, #11005, #20264, #25784, #29335,
 #44106; generative-computing/mellea#416; noonghunna/club-3090#552; InftyAI/llmaz#423;
-run-ai/runai-model-streamer#135).
+run-ai/runai-model-streamer#135), and those of the tests' own logs (pytorch/serve#3315, #3343;
+ray-project/ray#65486, #53663; vllm-project/vllm#25607, #36634, #34399, #18136;
+kyuz0/amd-strix-halo-vllm-toolboxes#5; SergiioB/intel-arc-pro-b70-inference-cookbook#4;
+noonghunna/club-3090#178; vllm-project/tpu-inference#1729; kserve/kserve#4470).
 
 Noise a pasted log carries, and what is done with it
-    * ANSI colour and cursor codes (also with the ESC lost: ``[0;36m``), other control
-      characters, a byte-order mark; carriage-return tqdm redraws (each redraw is a line);
-      Windows and old-Mac line ends.
+    * ANSI colour and cursor codes (also with the ESC lost: ``[0;36m``, or in caret notation:
+      ``^[[1;36m``), other control characters, a byte-order mark; carriage-return tqdm redraws
+      (each redraw is a line); Windows and old-Mac line ends; a unit with tqdm debris glued on
+      (``272.07 seconds7MB/s]``: a unit is followed by anything but a letter).
+    * Records glued together: vLLM's header (``INFO 09-24 20:50:58``) past the start of a line
+      means the paste lost newlines, or a progress bar ran into the next record; the line is cut
+      before each header and the process prefixes right before it (a first piece that holds no
+      phrase is the prefix of the record after it).
     * Markdown: code fences, ``> `` quote marks, backticks, ``**bold**``; terminal-UI borders
       (``│ … │``); Ray's ``[repeated 7x across cluster]``; trailing spaces.
     * Prefixes, stacked in any order: ISO timestamps (``2024-01-18T07:51:30+0800``,
       ``2025-06-19T23:05:01.123456789Z``, ``2026-05-01 23:13:17.078 |``), journald
       (``Aug 18 22:21:59 host vllm[123]:``), ``[pod/x/c]``, docker compose / kubectl
       (``vllm-1  | ``), the process prefix (``(VllmWorkerProcess pid=N)``, ``(Worker_TP1
-      pid=N)``, ``(RayWorkerWrapper pid=N, ip=…)``, ``(EngineCore_DP0 pid=N)``…) and vLLM's own
-      ``INFO MM-DD HH:MM:SS [file.py:NN]`` header. Messages are searched, not anchored, so
-      an unknown prefix only costs the rank identity.
+      pid=N)``, ``(RayWorkerWrapper pid=N, ip=…)``, ``(EngineCore_DP0 pid=N)``, Ray Serve's
+      ``(ServeReplica:default:LLMServer:m pid=N)``, ``(_EngineBackgroundProcess pid=N)``…; the
+      innermost names the rank) and vLLM's own ``INFO MM-DD HH:MM:SS [file.py:NN]`` header. An
+      unknown prefix before that header (TorchServe's ``2024-09-13T22:24:43,002 [INFO ]
+      W-9000-model_1.0-stdout MODEL_LOG - ``, vllm-omni's ``[Stage-0]``) is skipped within
+      :data:`PREFIX_SPAN` characters, keeping the process prefixes in it; messages are searched,
+      not anchored, so an unknown prefix elsewhere only costs the rank identity.
     * Hard wraps: a line that carries no log prefix may continue the line before it when that
       line has a phrase whose value could not be read, or read something and the next line does
       not start like a message of its own (a capital letter, a bracket, a prompt), or a phrase
@@ -188,8 +220,8 @@ _NO_TIMING = (
     "'Loading model weights took', 'Dynamo bytecode transform time', 'Compiling a graph for … "
     "takes', 'torch.compile takes/took … in total', 'Memory profiling takes', 'Graph capturing "
     "finished in', 'init engine (profile, create kv cache, warmup model) took', 'GPU KV cache "
-    "size', '# GPU blocks', 'Overall time to stream'); accepted is the text of a vLLM server or "
-    "LLM() start-up log"
+    "size', '# GPU blocks', 'Overall time to stream', 'Compilation finished in' (TPU)); accepted "
+    "is the text of a vLLM server or LLM() start-up log"
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -199,6 +231,7 @@ _ANSI = re.compile(
     r"\x1b\[[0-?]{0,32}[ -/]{0,8}[@-~]"  # CSI (colours, cursor moves)
     r"|\x1b\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)?"  # OSC (titles, links)
     r"|\x1b[@-Z\\-_]?"  # other escapes, a lone ESC
+    r"|\^\[\[[0-?]{0,32}[ -/]{0,8}[@-~]"  # caret notation (cat -v, less): ^[[1;36m
     r"|\[(?:\d{1,3};){0,5}\d{1,3}m"  # a colour code whose ESC was lost in the paste
 )
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b\ufeff]")
@@ -219,7 +252,7 @@ _JOURNAL = re.compile(
 _POD = re.compile(r"\[(?:pod|deployment|statefulset|job|daemonset|replicaset)/[^\]\s]{1,200}\]\s?")
 _COMPOSE = re.compile(r"[\w.-]{1,100}(?:[ ]{1,3}[\w.-]{1,100})?[ \t]{1,40}\|[ \t]?")
 _PROC = re.compile(
-    r"\((?:([A-Za-z][\w .=-]{0,60}?)[ ]{1,3})?pid=(\d{1,10})(?:,[ ]{0,3}ip=[^)\s]{1,64})?\)[ \t]?"
+    r"\((?:([A-Za-z_][\w .:=-]{0,80}?)[ ]{1,3})?pid=(\d{1,10})(?:,[ ]{0,3}ip=[^)\s]{1,64})?\)[ \t]?"
 )
 _HEADER = re.compile(
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[ \t]{1,3}(?:\d{4}-)?(\d{2})-(\d{2})[ \t]{1,3}"
@@ -230,7 +263,16 @@ _HEADER_NODATE = re.compile(
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[ \t]{1,3}\[?([\w./-]{1,200}?):\d{1,6}\]?:?[ \t]"
 )
 _LEVEL = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?::|[ \t])")
+#: vLLM's own record header anywhere in a line (after an unknown prefix, or several records on one
+#: line when a paste lost its newlines)
+_HEADER_AT = re.compile(
+    r"(?<![\w])(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)[ \t]{1,3}(?:\d{4}-)?\d{2}-\d{2}[ \t]{1,3}"
+    r"\d{2}:\d{2}:\d{2}"
+)
+_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")
 _FENCE = re.compile(r"(?:```|~~~)")
+_FENCE_TAG = re.compile(r"(?:```|~~~)[\w+.-]{0,20}(?:[ \t]|$)")
+PREFIX_SPAN = 400  #: how far into a line an unknown prefix may push vLLM's own header
 
 _GENERIC_WORKERS = ("vllmworkerprocess", "rayworker")
 
@@ -247,18 +289,77 @@ class _Row:
     ts: tuple | None  # ("vllm"|"iso", month, day, h, m, s) of the line, when it shows one
 
 
-def _clean(raw: str, no: int) -> _Row | None:
-    """The message of one line without its noise, or None for a blank line or a code fence."""
+def _clean(raw: str, no: int) -> list[_Row]:
+    """The records of one line without their noise: none for a blank line or a code fence, one
+    as a rule, several when a paste lost its newlines (see :func:`_records`)."""
     s = raw
     if "\x1b" in s or "[" in s:
         s = _ANSI.sub("", s)
     s = _CTRL.sub("", s).replace("\t", " ").replace("\xa0", " ")
-    if not s.strip() or _FENCE.match(s.lstrip()):
-        return None
+    if not s.strip():
+        return []
+    if _FENCE.match(s.lstrip()):
+        m = _FENCE_TAG.match(s.lstrip())
+        rest = s.lstrip()[m.end() :] if m else ""
+        if not rest.strip():  # a fence, maybe with its language tag
+            return []
+        s = rest  # a fence glued to the text after it (newlines lost)
     s = s.replace("**", "").replace("`", "")
+    rows = []
+    for part in _records(s):
+        row = _clean_one(part, no)
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _proc_start(s: str, end: int) -> int:
+    """Where the process prefixes that end at ``end`` (``(EngineCore_DP0 pid=7) (Worker pid=9) ``)
+    begin; ``end`` when there are none."""
+    for _ in range(8):
+        j = end
+        while j > 0 and s[j - 1] in " \t":
+            j -= 1
+        if j == 0 or s[j - 1] != ")":
+            return end
+        k = s.rfind("(", max(0, j - 120), j)
+        if k < 0:
+            return end
+        m = _PROC.match(s, k)
+        if not m or s[m.end() : end].strip():
+            return end
+        end = k
+    return end
+
+
+def _records(s: str) -> list[str]:
+    """One string per vLLM record in ``s``. A line holding vLLM's header (``INFO 09-24 20:50:58``)
+    past its start holds several records when a paste lost its newlines: it is cut before each
+    header (and the process prefixes right before it). A first piece that says nothing (no
+    phrase) is the prefix of the record after it, not a record: it stays attached."""
+    if sum(map(s.count, _LEVELS)) < 2:  # one header at most: one record (fast path)
+        return [s]
+    cuts = []
+    for m in _HEADER_AT.finditer(s, 1):
+        c = _proc_start(s, m.start())
+        if c > (cuts[-1] if cuts else 0):
+            cuts.append(c)
+        if len(cuts) >= 64:
+            break
+    if not cuts:
+        return [s]
+    parts = [s[a:b] for a, b in zip([0, *cuts], [*cuts, len(s)], strict=True)]
+    if not _PHRASES.search(parts[0].lower()):
+        parts[0:2] = [parts[0] + parts[1]]
+    return parts
+
+
+def _clean_one(s: str, no: int) -> _Row | None:
+    """The message of one record without its prefixes, or None when nothing is left."""
     prefixed = False
     name = pid = None
     ts = None
+    headed = False
     for _ in range(12):
         s = s.lstrip()
         m = _QUOTE.match(s) or _BORDER_L.match(s)
@@ -283,20 +384,31 @@ def _clean(raw: str, no: int) -> _Row | None:
         m = _HEADER.match(s)
         if m:
             ts = ("vllm", *(int(g) for g in m.groups()[:5]))
-            prefixed, s = True, s[m.end() :]
+            prefixed, s, headed = True, s[m.end() :], True
             break
         m = _HEADER_NODATE.match(s)
         if m:
-            prefixed, s = True, s[m.end() :]
+            prefixed, s, headed = True, s[m.end() :], True
             break
         if _LEVEL.match(s):
-            prefixed = True
+            prefixed, headed = True, True
             break
         m = _COMPOSE.match(s)
         if m:
             prefixed, s = True, s[m.end() :]
             continue
         break
+    if not headed:
+        # an unknown prefix (TorchServe's "[INFO ] W-9000-model_1.0-stdout MODEL_LOG - ", a
+        # "[Stage-0] " tag) before vLLM's own header: skipped, keeping the innermost process
+        m = _HEADER_AT.search(s, 1, PREFIX_SPAN)
+        if m and not _PHRASES.search(s[: m.start()].lower()):
+            for p in _PROC.finditer(s, 0, m.start()):
+                name, pid = (p.group(1) or "").strip(), p.group(2)
+            h = _HEADER.match(s, m.start())
+            if h:
+                ts = ("vllm", *(int(g) for g in h.groups()[:5]))
+                prefixed, s = True, s[h.end() :]
     s = s.rstrip()
     if s and s[-1] in _BORDERS:  # a terminal UI's right border
         s = s[:-1]
@@ -318,8 +430,8 @@ def _clean(raw: str, no: int) -> _Row | None:
 # Scanning one message: what it says, as hits
 
 _V = r"(\S{1,40}?)"  # a value token, read by number() afterwards (so NaN, -3 are seen)
-_SEC = r"[ ]{0,3}(?:seconds?|secs?|s)\b"
-_GIB = r"[ ]{0,3}(GiB|GB|MiB|MB|TiB|TB|KiB)\b"
+_SEC = r"[ ]{0,3}(?:seconds?|secs?|s)(?![A-Za-z])"
+_GIB = r"[ ]{0,3}(GiB|GB|MiB|MB|TiB|TB|KiB)(?![A-Za-z])"
 _SP = r"[ ]{0,3}"
 
 _RE = {
@@ -360,6 +472,18 @@ _RE = {
     "init": re.compile(r"init engine\b[^)]{0,120}\)?" + _SP + r"took" + _SP + _V + _SEC, re.I),
     "init_compilation": re.compile(r"\(compilation:" + _SP + _V + _SEC, re.I),
     "kv_avail": re.compile(r"available kv cache memory:?" + _SP + _V + _GIB, re.I),
+    "kv_bytes_set": re.compile(
+        r"reserved" + _SP + _V + _GIB + r"[ ]{1,3}(?:of )?memory for kv cache", re.I
+    ),
+    "kv_cpu_set": re.compile(r"set \(" + _SP + r"([^/()\s]{1,40})/[^)]{0,40}\)" + _GIB, re.I),
+    "xla_compile": re.compile(
+        r"compilation (?:for ([\w -]{1,40}?) )?(?:done|finished) in (?:in )?"
+        + _SP
+        + _V
+        + r"[ ]{0,3}\[?(?:seconds?|secs?|s)\]?(?![A-Za-z])",
+        re.I,
+    ),
+    "platform": re.compile(r"automatically detected platform:?[ ]{1,3}([\w-]{1,20})", re.I),
     "kv_tokens": re.compile(r"gpu kv cache size:?" + _SP + _V + r"[ ]{0,3}tokens", re.I),
     "blocks": re.compile(
         r"#?[ ]{0,2}(gpu|cuda|xpu|npu|hpu|tpu|rocm)[ ]{1,2}blocks:" + _SP + _V + r"(?:,|$|\s)", re.I
@@ -441,6 +565,7 @@ _CONFIG_RE = {
     ),
     "block_size": re.compile(r"(?<![\w])block_size['\"]?[ ]{0,3}[=:][ ]{0,3}(\d{1,5})"),
     "enforce_eager": re.compile(r"enforce_eager['\"]?[ ]{0,3}[=:][ ]{0,3}(True|False)", re.I),
+    "platform": re.compile(r"device_config=['\"]?(cpu|tpu|xpu|hpu|npu|neuron)\b"),
 }
 _CONFIG_LINE = (
     "with config:",
@@ -566,6 +691,21 @@ def _scan(msg: str) -> list[_Hit]:
                 _fig(hits, "compile_cache_load_s", m, 1, "s", label)
             else:
                 hits.append(_Hit("miss", "compile_cache_load_s", msg, "seconds"))
+    compil = "compil" in low
+    if compil and "load aot compil" in low:  # 2026: the compiled model loaded from the AOT cache
+        hits.append(_Hit("flag", "compile_cache_hit", "1"))
+    if compil and any(p in low for p in _COMPILE_UNTIMED):  # compiled, no time printed for it
+        hits.append(_Hit("flag", "compiled", "1"))
+    i = low.find("compilation") if compil else -1
+    if i >= 0 and (" done in " in low[i : i + 80] or " finished in " in low[i : i + 80]):
+        # XLA precompilation on TPUs (tpu_model_runner.py, tpu-inference): one line per graph
+        # family, summed
+        m = _near("xla_compile", msg, i, before=0, after=120)
+        if m:
+            label = "xla " + " ".join((m.group(1) or "").lower().split())
+            _fig(hits, "compile_s", m, 2, "s", label.strip())
+        else:
+            hits.append(_Hit("miss", "compile_s", msg, "seconds"))
     if "torch.compile take" in low or "torch.compile took" in low:
         one("torch.compile t", "total", "torch_compile_total_s")
     # memory profiling, KV cache
@@ -575,6 +715,17 @@ def _scan(msg: str) -> list[_Hit]:
     one("kv_cache_size=", "kv_cache_size", "kv_cache_gib", 2, "GiB")
     one("reserved for kv cache is", "kv_reserved", "kv_cache_gib", 2, "GiB")
     one("available kv cache memory", "kv_avail", "kv_cache_gib", 2, "GiB")
+    kv = "for kv cache" in low
+    i = low.find("memory for kv cache") if kv else -1  # kv_cache_memory_bytes set (≥0.11)
+    if i >= 0 and "reserved" in low[max(0, i - 80) : i]:
+        m = _RE["kv_bytes_set"].search(msg, max(0, i - 80), i + 40)
+        if m:
+            _fig(hits, "kv_cache_gib", m, 1, m.group(2))
+    i = low.find("for kv cache on node") if kv else -1  # CPU: "Auto set (1.48/18.0) GiB for …"
+    if i >= 0:
+        m = _RE["kv_cpu_set"].search(msg, max(0, i - 80), i + 4)
+        if m:
+            _fig(hits, "kv_cache_gib", m, 1, m.group(2))
     one("gpu kv cache size", "kv_tokens", "kv_cache_tokens", None, "tokens")
     i = low.find("model weights take")
     if i >= 0:
@@ -701,6 +852,16 @@ def _scan_run(msg: str, low: str, hits: list[_Hit]) -> None:
         m = _near("weights_format", msg, i, after=80)
         if m:
             hits.append(_Hit("cond", "weights_format", m.group(1).lower()))
+    i = low.find("detected platform") if "platform" in low else -1
+    if i >= 0:
+        m = _RE["platform"].search(msg, max(0, i - 20), i + 60)
+        if m:
+            hits.append(_Hit("cond", "platform", m.group(1).lower()))
+    i = low.find("platform plugin ") if "platform" in low else -1
+    if i >= 0:
+        m = _PLUGIN.search(msg, i, i + 80)
+        if m:
+            hits.append(_Hit("cond", "platform", m.group(1).lower()))
     if "on v1 engine" in low or "v1 engine" in low:
         hits.append(_Hit("flag", "engine", "V1", "hint"))
     if "serve" in low[:40] or "entrypoints" in low[:80]:
@@ -749,6 +910,15 @@ _PHRASE_WORDS = (
     "dynamo bytecode",
     "compiling a graph",
     "load the compiled graph",
+    "load aot compil",
+    "saved aot compiled",
+    "model for the compilation",
+    "compilation for ",
+    "compilation finished in",
+    "compilation done in",
+    "for kv cache",
+    "detected platform",
+    "platform plugin",
     "torch.compile t",
     "memory profiling",
     "kv_cache_size=",
@@ -815,6 +985,19 @@ def _trie(words) -> str:
 
 
 _PHRASES = re.compile(_trie(_PHRASE_WORDS) + r"|capturing[^%\n]{0,160}%")
+#: what a log from a platform other than CUDA or ROCm lacks
+_PLATFORM_NOTE = {
+    "cpu": "a CPU-backend log: vLLM captures no CUDA graphs on CPU and prints no compile time "
+    "(the model compiles during 'Warming up model for the compilation')",
+    "tpu": "a TPU-backend log: TPUs capture no CUDA graphs; XLA precompiles each shape "
+    "('Compilation finished in … [secs]')",
+}
+#: lines that show the model was compiled without printing how long it took
+_COMPILE_UNTIMED = (
+    "saved aot compiled function",
+    "warming up model for the compilation",
+)
+_PLUGIN = re.compile(r"platform plugin ([\w-]{1,20}) is activated", re.I)
 _CAPTURE_PHRASES = (
     "capturing the model for cuda graphs",
     "capturing cudagraphs for decoding",
@@ -865,6 +1048,8 @@ class _Start:
     engine_votes: dict = field(default_factory=dict)
     engine_explicit: str | None = None
     cache_hit: bool = False
+    compiled_untimed: int = 0  # line showing the model was compiled, with no time printed
+    totals: dict = field(default_factory=dict)  # rank -> its "torch.compile takes … in total"
     procs: set = field(default_factory=set)  # every process prefix that printed a matched line
 
     @property
@@ -988,8 +1173,12 @@ class _Parser:
         if h.key in _SUMMED:
             label = f"{st.cache_dir.get(row.rank, '')}|{h.label}"
             per = st.summed.setdefault(h.key, {}).setdefault(row.rank, {})
+            if h.label.startswith("xla"):  # each XLA line is a graph family of its own
+                label = f"{label} #{sum(1 for k in per if k.startswith(label))}"
             per[label] = max(per.get(label, 0.0), v)
             return True
+        if h.key == "torch_compile_total_s":
+            st.totals[row.rank] = max(st.totals.get(row.rank, 0.0), v)
         old = st.best.get(h.key)
         if old is None or v > old[0]:
             st.best[h.key] = (v, row.no, more)
@@ -1055,6 +1244,8 @@ class _Parser:
             st.ranks.add(row.rank)
         elif h.key == "eager_true":
             st.eager_said = st.eager_said or row.no
+        elif h.key == "compiled":
+            st.compiled_untimed = st.compiled_untimed or row.no
         elif h.key == "bar":
             n, total = int(h.raw), int(h.more["total"])
             per = st.bars.setdefault(row.rank, {})
@@ -1075,13 +1266,19 @@ class _Parser:
     def result(self) -> tuple[dict, dict, dict]:
         with_figs = [s for s in self.starts if s.has_figures]
         if not with_figs:
+            platform = next(
+                (s.conditions["platform"] for s in self.starts if "platform" in s.conditions), ""
+            )
+            why = _PLATFORM_NOTE.get(platform, "")
+            why = f" ({why})" if why else ""
             if self.ds.problems:
                 raise ScenarioError(
                     self.ds.name,
-                    f"no usable vLLM start-up timing value ({self.ds.problems[0]}); accepted is "
-                    "the text of a vLLM server or LLM() start-up log",
+                    f"no usable vLLM start-up timing value ({self.ds.problems[0]}){why}; accepted "
+                    "is the text of a vLLM server or LLM() start-up log",
                 )
-            raise ScenarioError(self.ds.name, _NO_TIMING)
+            text, accepted = _NO_TIMING.split("; ", 1)
+            raise ScenarioError(self.ds.name, f"{text}{why}; {accepted}")
         st = with_figs[-1]
         n = len(with_figs)
         if n > 1:
@@ -1104,7 +1301,47 @@ class _Parser:
             )
         figures = self._figures(st)
         conditions = self._conditions(st, figures)
-        return figures, conditions, {"start": st, "count": n}
+        platform = conditions.get("platform", "")
+        xla = sum(
+            1
+            for per in st.summed.get("compile_s", {}).values()
+            for label in per
+            if label.split("|", 1)[-1].startswith("xla")
+        )
+        if platform in _PLATFORM_NOTE and not xla:
+            self.ds.problem("", f"{_PLATFORM_NOTE[platform]}; figures are partial")
+        if xla:
+            self.ds.problem(
+                "",
+                "compile_s is the XLA precompilation of the TPU backend ('Compilation finished "
+                "in … [secs]', summed); TPUs capture no CUDA graphs",
+            )
+        info = {
+            "start": st,
+            "count": n,
+            "compiled_untimed": st.compiled_untimed,
+            "compile_parts_s": self._parts_over_total(st),
+            "xla": bool(xla),
+        }
+        return figures, conditions, info
+
+    @staticmethod
+    def _parts_over_total(st: _Start) -> float | None:
+        """The compile time of the rank whose "torch.compile takes … in total" leaves out its
+        cache load (vLLM ≤0.10 adds only the Dynamo and compile times to that total): Dynamo +
+        compile + cache load of the rank, the largest over such ranks; None when no total does."""
+        loads = st.summed.get("compile_cache_load_s", {})
+        best = None
+        for rank, total in st.totals.items():
+            load = sum(loads.get(rank, {}).values())
+            if not load:
+                continue
+            dynamo = sum(st.summed.get("dynamo_transform_s", {}).get(rank, {}).values())
+            compiled = sum(st.summed.get("compile_s", {}).get(rank, {}).values())
+            parts = dynamo + compiled + load
+            if total < dynamo + load - 0.05:
+                best = max(best or 0.0, round(parts, 6))
+        return best
 
     def _figures(self, st: _Start) -> dict:
         f: dict = {}
@@ -1157,7 +1394,7 @@ class _Parser:
         c = dict(st.conditions)
         earlier = [s for s in self.starts if s is not st and s.first_line < st.first_line]
         for s in reversed(earlier):
-            for key in ("vllm_version",):
+            for key in ("vllm_version", "platform"):
                 if key not in c and key in s.conditions:
                     c[key] = s.conditions[key]
         if "model" not in c and "_model_loaded" in c:
@@ -1196,6 +1433,7 @@ class _Parser:
             "pipeline_parallel_size",
             "data_parallel_size",
             "gpus",
+            "platform",
             "load_format",
             "weights_format",
             "dtype",
@@ -1266,16 +1504,21 @@ def parse_log(text: str, name: str = "log") -> Dataset:
         if i in too_long:
             continue
         raw = lines[i]
-        row = _clean(raw, i + 1)
-        if row is not None:
-            rows.append(row)
+        rows.extend(_clean(raw, i + 1))
     _read_rows(rows, parser)
     figures, conditions, info = parser.result()
     st = info["start"]
     ds.figures = figures
     ds.conditions = conditions
     ds.extra = {
-        "items": _items(figures, ds, conditions.get("engine")),
+        "items": _items(
+            figures,
+            ds,
+            conditions.get("engine"),
+            info["compiled_untimed"],
+            info["compile_parts_s"],
+            info["xla"],
+        ),
         "version": conditions.get("vllm_version"),
         "ranks": max(1, len(st.ranks)),
         "lines_matched": parser.lines_matched,
@@ -1363,14 +1606,26 @@ def parse_log_bytes(name: str, data: bytes) -> Dataset:
 # Cold-start line items (SPEC 4.3)
 
 
-def _items(f: dict, ds: Dataset, engine: str | None = None) -> dict:
+def _items(
+    f: dict,
+    ds: Dataset,
+    engine: str | None = None,
+    compiled_untimed: int = 0,
+    parts_s: float | None = None,
+    xla: bool = False,
+) -> dict:
     """Items 4 (weights) and 5 (compile + capture) as far as the figures support them.
 
     Item 4 is ``model_loading_s``, else ``loading_weights_s``, else ``stream_s``. Item 5's compile
     part is ``torch_compile_total_s``, else the sum of ``dynamo_transform_s``, ``compile_s`` and
     ``compile_cache_load_s``, else ``init_compilation_s``; its capture part ``graph_capture_s``.
+    ``parts_s`` replaces the total when a rank's total leaves out its cache load (vLLM ≤0.10:
+    "torch.compile takes 3.70 s in total" after "… from the cache, took 5.920 s").
     With graphs disabled (``enforce_eager``) a missing part is 0: eager mode captures nothing and
-    compiles nothing unless asked to. A part the log lacks is named in a problem."""
+    compiles nothing unless asked to, and unless the log shows a compile it did not time
+    (``compiled_untimed``, the line: CPU's "Warming up model for the compilation", "saved AOT
+    compiled function"). On TPUs (``xla``: the compile part is XLA's precompilation) the capture
+    part is 0. A part the log lacks is named in a problem."""
     items: dict = {}
     for key in ("model_loading_s", "loading_weights_s", "stream_s"):
         if key in f:
@@ -1380,6 +1635,14 @@ def _items(f: dict, ds: Dataset, engine: str | None = None) -> dict:
     compile_s = None
     if "torch_compile_total_s" in f:
         compile_s = f["torch_compile_total_s"]
+        if parts_s is not None and parts_s > compile_s:
+            ds.problem(
+                "",
+                f"'torch.compile takes {compile_s:g} s in total' leaves out the load of the "
+                "compiled graphs from the cache (vLLM ≤0.10 counts only Dynamo and compile time "
+                f"in it): item 5's compile part is Dynamo + compile + cache load, {parts_s:g} s",
+            )
+            compile_s = parts_s
     else:
         parts = [
             f[k] for k in ("dynamo_transform_s", "compile_s", "compile_cache_load_s") if k in f
@@ -1394,7 +1657,7 @@ def _items(f: dict, ds: Dataset, engine: str | None = None) -> dict:
                     "item 5's compile part is the Dynamo transform alone: no 'Compiling a graph' "
                     "or 'Directly load the compiled graph' line, so Inductor's time is missing",
                 )
-            elif "dynamo_transform_s" not in f:
+            elif "dynamo_transform_s" not in f and not xla:
                 ds.problem(
                     "",
                     "item 5's compile part lacks the Dynamo transform time (no 'Dynamo bytecode "
@@ -1403,9 +1666,20 @@ def _items(f: dict, ds: Dataset, engine: str | None = None) -> dict:
         elif "init_compilation_s" in f:
             compile_s = f["init_compilation_s"]
     capture_s = f.get("graph_capture_s")
+    if xla and capture_s is None:
+        capture_s = 0.0
     if eager:
         if capture_s is None:
             capture_s = 0.0
+        if compile_s is None and compiled_untimed:
+            ds.problem(
+                f"line {compiled_untimed}",
+                "the model was compiled here but vLLM printed no compile time: item 5 lacks its "
+                "compile part",
+            )
+            items["item5_s"] = capture_s
+            items["item5_capture_s"] = capture_s
+            return items
         if compile_s is None:
             compile_s = 0.0
             ds.problem(

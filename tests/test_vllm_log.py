@@ -614,6 +614,224 @@ def test_a_cut_last_line_is_a_problem_naming_it():
 
 
 # ---------------------------------------------------------------------------------------------
+# Patterns met in public logs that are not in the fixtures. Each test log is short, written for
+# this project with made-up values, in the format of the public log named in the comment.
+
+
+def test_torchserve_prefix_before_the_worker_prefix():
+    # https://github.com/pytorch/serve/pull/3315 and /pull/3343 (vLLM 0.6.x under TorchServe,
+    # TP2): "… [INFO ] W-9000-model_1.0-stdout MODEL_LOG - (VllmWorkerProcess pid=N) INFO …"
+    # hid the worker's prefix, so both ranks counted as one
+    ds = _own("torchserve_prefix_v06_tp2.log")
+    _check(
+        ds,
+        {
+            "model_loading_gib": 3.0147,
+            "graph_capture_s": 22.0,  # the slower of the two ranks
+            "gpu_blocks": 61205,
+            "max_concurrency": 119.54,
+            "max_concurrency_tokens": 8192,
+            "enforce_eager": False,
+        },
+        {
+            "model": "meta-llama/Llama-3.2-3B-Instruct",
+            "tensor_parallel_size": 2,
+            "gpus": 2,
+            "engine": "V0",
+            "vllm_version": "0.6.1.dev238+ge2c6e0a82",
+        },
+        ranks=2,
+        start_ups=1,
+        items={"item5_s": 22.0, "item5_capture_s": 22.0},
+    )
+
+
+def test_ray_serve_nested_prefixes_are_one_rank():
+    # https://github.com/ray-project/ray/pull/65486 (Ray Serve LLM, 2026): each worker line is
+    # printed twice, once as "(RayWorkerProc pid=N) (Worker pid=N)" and once behind
+    # "(ServeReplica:default:LLMServer:qwen-0_5b pid=M) (EngineCore pid=K)", whose name has colons;
+    # https://github.com/ray-project/ray/issues/53663: "(_EngineBackgroundProcess pid=N)"
+    ds = _own("rayserve_nested_prefixes.log")
+    _check(
+        ds,
+        {
+            "loading_weights_s": 1.41,
+            "model_loading_s": 2.062217,
+            "model_loading_gib": 0.93,
+            "graph_capture_s": 2.0,
+            "graph_capture_gib": 0.11,
+            "graphs_captured": 51,
+            "init_engine_s": 9.84,
+            "enforce_eager": False,
+        },
+        {"model": "Qwen/Qwen2.5-0.5B-Instruct", "gpus": 1, "engine": "V1"},
+        version="0.19.1",
+        ranks=1,  # was 2: the long and the short form of one worker
+        start_ups=1,
+    )
+
+
+def test_records_glued_by_tqdm_and_lost_newlines():
+    # a public write-up of Qwen3-235B-A22B-FP8 on 8xL40S (vLLM 0.10.2, found through the code
+    # index): "Time spent downloading weights for …: 272.079211 seconds7MB/s]" (a tqdm redraw
+    # glued on); a shard bar running into the next record; several records on one line, as a
+    # paste that lost its newlines leaves them (the digest of vllm-project/vllm#21520)
+    ds = _own("glued_records.log")
+    _check(
+        ds,
+        {
+            "download_s": 41.208113,
+            "loading_weights_s": 8.31,
+            "model_loading_s": 50.402871,  # the second rank, third record of line 5
+            "model_loading_gib": 28.4418,
+        },
+        {"gpus": 2, "engine": "V1"},
+        ranks=2,
+        lines_matched=5,
+    )
+    assert "download_s" not in _problems(ds)  # no "looks like a download_s line" problem
+
+
+def test_aot_cache_hit_and_kv_cache_memory_bytes():
+    # https://github.com/SergiioB/intel-arc-pro-b70-inference-cookbook/issues/4 (2026, XPU) and
+    # https://github.com/vllm-project/vllm/pull/36634: "Directly load AOT compilation from
+    # path …" was not a cache hit, "reserved 4.25 GiB memory for KV Cache as specified by
+    # kv_cache_memory_bytes" gave no kv_cache_gib
+    ds = _own("aot_cache_kv_bytes_2026.log")
+    _check(
+        ds,
+        {
+            "loading_weights_s": 3.12,
+            "model_loading_s": 4.287341,
+            "model_loading_gib": 5.61,
+            "compile_cache_hit": True,
+            "torch_compile_total_s": 0.08,
+            "warmup_s": 0.41,
+            "graph_capture_s": 6.0,
+            "graph_capture_gib": 0.38,
+            "init_engine_s": 19.4,
+            "kv_cache_gib": 6.5,
+            "kv_cache_tokens": 106496,
+            "max_concurrency": 13.0,
+            "enforce_eager": False,
+        },
+        {"engine": "V1", "vllm_version": "0.24.0"},
+        items={"item4_s": 4.287341, "item5_s": 6.08, "item5_compile_s": 0.08},
+    )
+
+
+def test_cache_load_left_out_of_the_v010_total():
+    # https://github.com/kyuz0/amd-strix-halo-vllm-toolboxes/pull/5 (ROCm, 0.10/0.11,
+    # "(EngineCore_0 pid=N)"): "Dynamo bytecode transform time: 3.70 s", "… from the cache, took
+    # 5.920 s", "torch.compile takes 3.70 s in total" — vLLM ≤0.10 adds only Dynamo and compile
+    # time to that total, so item 5 missed the cache load
+    ds = _own("cache_load_outside_total_v010.log")
+    _check(
+        ds,
+        {
+            "dynamo_transform_s": 2.84,
+            "compile_cache_load_s": 3.417,
+            "compile_cache_hit": True,
+            "torch_compile_total_s": 2.84,  # as printed
+            "graph_capture_s": 5.0,
+            "graphs_captured": 67,
+            "init_engine_s": 17.93,
+        },
+        items={"item5_s": 11.257, "item5_compile_s": 6.257, "item5_capture_s": 5.0},
+    )
+    assert "leaves out the load of the compiled graphs" in _problems(ds)
+
+
+def test_a_2026_total_that_counts_the_cache_load_is_kept():
+    # https://github.com/noonghunna/club-3090/issues/178: Dynamo 5.34 s + cache load 11.657 s,
+    # "torch.compile took 18.21 s in total" (the load is in it)
+    text = (
+        "(Worker_TP0 pid=111) INFO 05-21 06:31:48 [backends.py:1148] Dynamo bytecode transform "
+        "time: 5.34 s\n"
+        "(Worker_TP0 pid=111) INFO 05-21 06:32:01 [backends.py:292] Directly load the compiled "
+        "graph(s) for compile range (1, 8192) from the cache, took 11.657 s\n"
+        "(Worker_TP0 pid=111) INFO 05-21 06:32:01 [monitor.py:53] torch.compile took 18.21 s in "
+        "total\n"
+    )
+    ds = parse_log(text)
+    _check(ds, {"torch_compile_total_s": 18.21}, items={"item5_compile_s": 18.21})
+    assert "leaves out" not in _problems(ds)
+
+
+def test_tpu_xla_precompilation_is_the_compile_part():
+    # https://github.com/vllm-project/tpu-inference/pull/1729 ("Compilation finished in 0.23
+    # [secs]." per precompiled function) and vllm/v1/worker/tpu_model_runner.py: the log had no
+    # figure for item 5
+    ds = _own("tpu_xla_precompile.log")
+    _check(
+        ds,
+        {
+            "loading_weights_s": 4.21,
+            "compile_s": 59.33,  # 41.27 + 18.06
+            "init_engine_s": 73.4,
+            "kv_cache_tokens": 1124992,
+        },
+        {"platform": "tpu", "engine": "V1", "vllm_version": "0.8.2"},
+        items={"item4_s": 4.21, "item5_s": 59.33, "item5_compile_s": 59.33, "item5_capture_s": 0.0},
+    )
+    assert "XLA precompilation" in _problems(ds)
+    assert "graph_capture_s" not in ds.figures
+    assert "Dynamo" not in _problems(ds)
+
+
+def test_cpu_backend_partial_figures():
+    # a public vLLM 0.28 CPU-backend log (found through the code index; the lines are those of
+    # vllm/v1/worker/cpu_worker.py and cpu_model_runner.py) and kserve/kserve#4470: no KV size
+    # was read, and item 5 was taken as 0 although the model was compiled in the warm-up
+    ds = _own("cpu_backend_2026.log")
+    _check(
+        ds,
+        {
+            "loading_weights_s": 1.84,
+            "warmup_s": 3.02,
+            "init_engine_s": 40.12,
+            "kv_cache_gib": 2.25,
+            "kv_cache_tokens": 65536,
+            "max_concurrency": 32.0,
+            "enforce_eager": True,  # cudagraph_mode NONE
+        },
+        {"platform": "cpu", "model": "facebook/opt-125m", "vllm_version": "0.28.1"},
+        items={"item4_s": 1.84},
+    )
+    assert "item5_compile_s" not in ds.extra["items"]
+    problems = _problems(ds)
+    assert "CPU-backend log" in problems and "figures are partial" in problems
+    assert "line 5: the model was compiled here but vLLM printed no compile time" in problems
+
+
+def test_a_cpu_log_without_timings_says_so():
+    # https://github.com/kserve/kserve/pull/4470 (vLLM 0.8.5 on CPU, V0 fallback): the excerpt
+    # has no timing line; the error names the backend
+    text = (
+        "INFO 05-14 17:28:14 [__init__.py:239] Automatically detected platform cpu.\n"
+        "WARNING 05-14 17:28:21 [arg_utils.py:1658] device type=cpu is not supported by the V1 "
+        "Engine. Falling back to V0.\n"
+        "INFO 05-14 17:28:21 [llm_engine.py:240] Initializing a V0 LLM engine (v0.8.5.post1) "
+        "with config: model='Qwen/Qwen3-14B', dtype=torch.bfloat16, max_seq_len=4096, "
+        "enforce_eager=False, device_config=cpu\n"
+    )
+    with pytest.raises(ScenarioError) as err:
+        parse_log(text, "cpu.log")
+    assert "no vLLM start-up timing line" in err.value.message
+    assert "CPU-backend log" in err.value.message
+
+
+def test_a_fence_glued_to_a_record_is_read():
+    # a paste whose newlines were lost starts with its code fence: "```text INFO … took …"
+    text = (
+        "```text INFO 07-24 11:08:25 [core.py:194] init engine (profile, create kv cache, warmup "
+        "model) took 33.27 seconds INFO 07-24 11:08:26 [loggers.py:141] Engine 000: vllm "
+        "cache_config_info with initialization after num_gpu_blocks is: 42180\n```\n"
+    )
+    _check(parse_log(text), {"init_engine_s": 33.27})
+
+
+# ---------------------------------------------------------------------------------------------
 # Single lines and their variants
 
 
@@ -682,6 +900,44 @@ def test_a_cut_last_line_is_a_problem_naming_it():
             "Time spent downloading weights for Qwen/Qwen3-8B: 33.108532 seconds",
             {"download_s": 33.108532},
         ),
+        # a tqdm redraw glued onto the unit (a public 8xL40S write-up of Qwen3-235B on 0.10.2)
+        (
+            "Time spent downloading weights for Qwen/Qwen3-235B: 272.079211 seconds7MB/s]",
+            {"download_s": 272.079211},
+        ),
+        ("Loading weights took 12.18 seconds2it/s]", {"loading_weights_s": 12.18}),
+        # 2026 AOT cache (vllm-project/vllm#36634, noonghunna/club-3090#178)
+        (
+            "Directly load AOT compilation from path /root/.cache/vllm/torch_compile_cache/"
+            "torch_aot_compile/ec3d2674d11c/rank_0_0/model",
+            {"compile_cache_hit": True},
+        ),
+        # kv_cache_memory_bytes set, profiling skipped
+        # (https://github.com/SergiioB/intel-arc-pro-b70-inference-cookbook/issues/4)
+        (
+            "Initial free memory 31.16 GiB, reserved 4.25 GiB memory for KV Cache as specified "
+            "by kv_cache_memory_bytes config and skipped memory profiling.",
+            {"kv_cache_gib": 4.25},
+        ),
+        # CPU backend's cpu_worker.py (2026)
+        ("Explicitly set (1.0/15.51) GiB for KV cache on node 0.", {"kv_cache_gib": 1.0}),
+        (
+            "Auto set (1.48/18.0) GiB for KV cache on node 0, with 5.4 GiB requested memory for "
+            "the worker. 3.92 GiB memory was consumed by non-kv usages.",
+            {"kv_cache_gib": 1.48},
+        ),
+        # 2026 kv_cache_utils.py: both on one line
+        (
+            "GPU KV cache size: 29,056 tokens, Maximum concurrency for 2,048 tokens per request: "
+            "14.19x",
+            {"kv_cache_tokens": 29056, "max_concurrency": 14.19, "max_concurrency_tokens": 2048},
+        ),
+        # TPU: XLA precompilation (https://github.com/vllm-project/tpu-inference/pull/1729;
+        # vllm/v1/worker/tpu_model_runner.py, V0 vllm/worker/tpu_model_runner.py)
+        ("Compilation finished in 0.23 [secs].", {"compile_s": 0.23}),
+        ("Compilation for prefill done in 12.50 s.", {"compile_s": 12.5}),
+        ("    -- Compilation for decode done in 3.10 [secs].", {"compile_s": 3.1}),
+        ("Multimodal image Encoder compilation finished in in 7.25 [secs].", {"compile_s": 7.25}),
     ],
 )
 def test_each_line_format(line, want):
@@ -691,8 +947,67 @@ def test_each_line_format(line, want):
         "INFO 06-19 23:05:01 x.py:1] ",
         "(Worker_TP0_EP0 pid=12) INFO 06-19 23:05:01 [x.py:1] ",
         "(RayWorkerWrapper pid=4025, ip=10.0.0.2) INFO 06-19 23:05:01 x.py:1] ",
+        # TorchServe (https://github.com/pytorch/serve/pull/3315)
+        "2024-09-13T22:24:43,002 [INFO ] W-9000-model_1.0-stdout MODEL_LOG - "
+        "(VllmWorkerProcess pid=2716901) INFO 09-13 22:24:43 model_runner.py:1] ",
+        # Ray Serve (https://github.com/ray-project/ray/pull/65486)
+        "(ServeReplica:default:LLMServer:qwen-0_5b pid=62683) (EngineCore pid=64296) "
+        "(RayWorkerProc pid=65043) (Worker pid=65043) INFO 08-14 11:58:42 [x.py:1] ",
+        # caret notation (https://github.com/vllm-project/vllm/pull/25607)
+        "^[[1;36m(APIServer pid=1)^[[0;0m ^[[1;36m(EngineCore_DP0 pid=276)^[[0;0m INFO 09-24 "
+        "13:00:49 [x.py:1] ",
+        # vllm-omni (https://github.com/vllm-project/vllm-omni/pull/1160)
+        "(EngineCore_DP0 pid=181642) [Stage-0] INFO 02-02 18:25:03 [x.py:1] ",
+        # lighteval's re-formatted records (https://github.com/huggingface/open-r1/issues/466)
+        "[2025-03-04 07:33:14,739] [    INFO]: ",
     ):
         _check(parse_log(prefix + line), want)
+
+
+@pytest.mark.parametrize(
+    ("line", "rank"),
+    [
+        # https://github.com/pytorch/serve/pull/3315: TorchServe's prefix before the worker's
+        (
+            "2024-09-13T22:26:20,874 [INFO ] W-9000-model_1.0-stdout MODEL_LOG - "
+            "(VllmWorkerProcess pid=2716901) INFO 09-13 22:26:20 model_runner.py:1428] Graph "
+            "capturing finished in 32 secs.",
+            "VllmWorkerProcess pid=2716901",
+        ),
+        # https://github.com/ray-project/ray/pull/65486: the innermost of Ray Serve's prefixes
+        (
+            "(ServeReplica:default:LLMServer:qwen-0_5b pid=62683) (EngineCore pid=64296) "
+            "(RayWorkerProc pid=65043) (Worker pid=65043) INFO 08-14 11:58:42 "
+            "[default_loader.py:430] Loading weights took 1.35 seconds",
+            "Worker pid=65043",
+        ),
+        # https://github.com/ray-project/ray/issues/53663
+        (
+            "(_EngineBackgroundProcess pid=9083) INFO 06-09 16:23:39 [model_runner.py:1] Graph "
+            "capturing finished in 14 secs, took 0.21 GiB",
+            "_EngineBackgroundProcess pid=9083",
+        ),
+        # https://github.com/vllm-project/vllm/pull/25607 (llm-d, seen through cat -v)
+        (
+            "^[[1;36m(APIServer pid=1)^[[0;0m ^[[1;36m(EngineCore_DP0 pid=276)^[[0;0m INFO 09-24 "
+            "12:58:10 [default_loader.py:267] Loading weights took 9.80 seconds",
+            "EngineCore_DP0 pid=276",
+        ),
+        # https://github.com/vllm-project/vllm-omni/pull/1160: a stage tag after the process
+        (
+            "(EngineCore_DP0 pid=181642) [Stage-0] INFO 02-02 18:25:04 [core.py:273] init engine "
+            "(profile, create kv cache, warmup model) took 2.60 seconds",
+            "EngineCore_DP0 pid=181642",
+        ),
+    ],
+)
+def test_unknown_and_nested_prefixes_keep_the_rank(line, rank):
+    from model.vllm_log import _clean
+
+    rows = _clean(line, 1)
+    assert len(rows) == 1 and rows[0].rank == rank and rows[0].prefixed
+    assert rows[0].msg.startswith(("[", "Graph", "Loading", "init")), rows[0].msg
+    assert rows[0].ts is not None and rows[0].ts[0] == "vllm"
 
 
 def test_ray_repeated_suffix_and_ranks():
@@ -1151,6 +1466,7 @@ _PREFIXES = [
     "> ",
     "\x1b[0m",
     "\x1b[2K",
+    "2024-09-13T22:24:43,002 [INFO ] W-9000-model_1.0-stdout MODEL_LOG - ",
 ]
 _CLEAN_LOGS = [
     "v1_011_tp2_enginecore.log",
@@ -1164,7 +1480,8 @@ _CLEAN_LOGS = [
 def _noisy(line: str, draw) -> str:
     if line.startswith("(") and ") " in line and draw(st.booleans()):
         head, rest = line.split(") ", 1)
-        line = f"\x1b[1;36m{head})\x1b[0;0m {rest}"
+        esc = draw(st.sampled_from(["\x1b", "^[", ""]))  # ESC, caret notation (cat -v), lost
+        line = f"{esc}[1;36m{head}){esc}[0;0m {rest}"
     if draw(st.booleans()):
         line = line.replace("INFO ", "\x1b[32mINFO\x1b[0m ", 1)
     for prefix in draw(st.lists(st.sampled_from(_PREFIXES), max_size=3)):
