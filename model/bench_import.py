@@ -17,20 +17,47 @@ Formats (``Dataset.format``; ``kind`` in brackets):
     output lengths are derived from ``total_input_tokens / completed`` (or ``input_lens``).
     Other numeric keys named like metrics (``spec_decode_*``, ``probe_*``, ``*_ms``, ``*_per_s``,
     ``*_throughput``) are figures; other numbers and short strings are conditions (metadata).
+    A JSON array of such objects (a sweep collected into one file) is one row per object,
+    GenAI-Perf/AIPerf exports included; items that are no result are problems (``item 3: …``).
 ``vllm_bench_jsonl`` [serving]
-    Several such objects, one a line (``--append-result``). One row per run; a line that is not
-    JSON is a problem (``line N: not JSON``) and the rest is read.
+    Several such objects, one a line (``--append-result``). One row per run; a line that starts
+    like JSON and is not is a problem (``line N: not JSON``) and the rest is read; lines that do
+    not start with ``{`` or ``[`` (a wrapper script's notes between the runs) are skipped.
+``sglang_bench_json`` / ``sglang_bench_jsonl`` [serving]
+    SGLang's ``python -m sglang.bench_serving --output-file`` (JSONL, one object per run, often
+    with the script's text lines between them): vLLM's keys, except ``{stat}_e2e_latency_ms``
+    (read as ``{stat}_e2el_ms``), ``concurrency`` (its mean requests in flight:
+    ``mean_concurrency``), ``accept_length`` (``spec_decode_acceptance_length``), and
+    ``request_rate`` written as JSON's ``Infinity``. ``random_input_len``/``random_output_len``
+    give ``input_len``/``output_len`` when ``dataset_name`` is ``random``.
 ``vllm_bench_stdout`` [serving]
     The ``============ Serving Benchmark Result ============`` table both scripts print (legacy
     ``Total Token throughput`` and new ``Total token throughput``, trailing spaces, section
-    headers, ``Mean/Median/P{p} TTFT|TPOT|ITL|E2EL (ms)`` rows). Each table is a run (a row);
+    headers, ``Mean/Median/P{p} TTFT|TPOT|ITL|E2EL (ms)`` rows, the speculative-decoding rows
+    ``Acceptance rate (%)``, ``Acceptance length``, ``Drafts``… as the JSON's
+    ``spec_decode_*``). Rows are found by their labels wherever they stand in the line, so what
+    is in front of them does not matter: a log's time stamp (``2025-06-10T12:00:00Z``), a
+    container's ``bench-1  |``, ``#``, ``>``, a markdown ``|`` around the line, indentation. A
+    table whose line breaks were lost (a scraped issue: the banner and every row on one line)
+    is read the same way; a value cut short (``58...``) is a problem. A paste without the
+    banner is read when it has a ``Successful requests`` row and a ``Mean|Median|P… TTFT|TPOT|
+    ITL|E2EL (ms)`` row; a markdown table with several value columns (``| Metric | main | this
+    PR |``) is one run per column, its header as ``label``. Each table is a run (a row);
     the lines around it are ignored, except the command line (``--model``, ``--max-concurrency``,
     ``--request-rate``…; continued lines joined), the ``Namespace(...)`` line the scripts print
     (read with a pattern, never evaluated), ``Traffic request rate:`` and ``Maximum request
-    concurrency:`` printed before it, which become its conditions. A saved result JSON object printed on one line after a
+    concurrency:`` printed before it, which become its conditions (and ``max_concurrency`` a
+    figure too, as the JSON has it). A saved result JSON object printed on one line after a
     table (as in wrapper scripts' logs) with the same ``completed`` count is the same run: its
     unrounded figures and its conditions (model, GPU metadata, date) replace the table's.
-``vllm_latency_stdout`` / ``vllm_latency_json`` [latency]
+``sglang_bench_stdout`` [serving]
+    The same table printed by SGLang's ``bench_serving`` (also when it drives vLLM or LMDeploy:
+    ``Backend:`` says which): ``Backend``, ``Traffic request rate`` and ``Max request
+    concurrency`` (also spelt ``Max reqeuest concurrency``; ``not set``: no figure) inside the
+    table, ``Total throughput (tok/s)`` (older name of the total), ``Concurrency``
+    (``mean_concurrency``), ``Mean/Median/P{p} E2E Latency (ms)`` (e2el), ``Max ITL (ms)``
+    (``max_itl_ms``); ``Total generated tokens (retokenized)`` and the text/vision split are not
+    used. The command ``python -m sglang.bench_serving …`` gives the conditions.``vllm_latency_stdout`` / ``vllm_latency_json`` [latency]
     ``benchmark_latency.py`` / ``vllm bench latency``: ``Avg latency: X seconds``,
     ``Std latency: …``, ``{p}% percentile latency: …``; its ``--output-json`` (``avg_latency``,
     ``latencies``, ``percentiles``). Figures ``avg_latency_s``, ``std_latency_s``,
@@ -53,6 +80,15 @@ Formats (``Dataset.format``; ``kind`` in brackets):
     block ``Metric,avg,min,max,p99,…`` (values with thousands separators, quoted), block
     ``Metric,Value``; GPU telemetry blocks (``Metric,GPU,…``, ``Endpoint,GPU_Index,…``) are
     skipped. Labels with or without units (older files: ``Output Sequence Length``).
+``genai_perf_console`` / ``aiperf_console`` [serving]
+    The table GenAI-Perf and AIPerf print (``NVIDIA GenAI-Perf | LLM Metrics``, rich's box
+    characters): header ``┃ Statistic ┃ avg ┃ min ┃ …`` (AIPerf: ``┃ Metric ┃``), rows
+    ``│ Request Latency (ms) │ 1,799.53 │ …``; a label wrapped over several lines (its other
+    cells empty) is joined; ``N/A`` and ``-`` are statistics not given, a value the terminal
+    cut (``11.…``) is a problem. Labels and units as in the CSV (older: ``Time to first token
+    (ms)``, ``Num output token``, times in ns). Around the table: ``Benchmark Duration: X sec``
+    (``duration``), the model from the ``genai-perf``/``aiperf profile`` command, the
+    concurrency from ``--concurrency N`` or the artifacts path (``…-concurrency16/…``).
 ``genai_perf_json`` [serving]
     The companion ``profile_export_genai_perf.json`` and AIPerf's ``profile_export_aiperf.json``:
     ``{metric: {"unit": …, "avg": …, "p50": …, "p99": …}}``; model and concurrency from
@@ -95,11 +131,19 @@ Sources (schemas read from the tools' code; real examples in ``shared/fixtures/b
   https://github.com/triton-inference-server/perf_analyzer/issues/393; the JSON layout from
   https://github.com/ai-dynamo/aiperf/issues/340 and AIPerf's
   ``docs/tutorials/working-with-profile-exports.md``.
+- Patterns of published outputs beyond those (tests/test_bench_import.py names each source):
+  SGLang's table and JSONL (sgl-project/sglang issues #8285, #2805, #12389, PRs #14098,
+  #12263), a flattened table (vllm-project/vllm#35625), a paste without the banner
+  (eugr/spark-vllm-docker#271), GenAI-Perf's console table (perf_analyzer
+  ``genai-perf/docs/dynamo.md``, issue #437) and AIPerf's (ai-dynamo/aiperf
+  ``docs/tutorials/custom-dataset.md``), AIPerf's CSV with ``p1…p99,std``
+  (``docs/tutorials/working-with-profile-exports.md``).
 
 Recognition: a JSON object by its keys (vLLM: ``completed``, ``request_throughput``,
 ``mean_ttft_ms``…; GenAI-Perf: a metric such as ``request_latency`` holding an object; latency:
-``avg_latency``; throughput: ``requests_per_second``…). Valid JSON with none of them (``{"a": 1}``,
-a list, a number) is None; broken JSON that names such keys is an error saying where it breaks.
+``avg_latency``; throughput: ``requests_per_second``…); a list by its items. Valid JSON with none
+of them (``{"a": 1}``, ``[1, 2]``, a number) is None; broken JSON that names such keys is an
+error saying where it breaks.
 ``Dataset.problems`` lists what was skipped and why (``line 5, Mean TTFT (ms): 'abc' is not a
 number``, ``mean_ttft_ms: NaN is not a number``, ``duration: negative``, ``line 3: not JSON``);
 rows and keys this importer does not use are skipped silently.
@@ -116,6 +160,7 @@ import math
 import re
 import shlex
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from model.errors import ScenarioError
 from model.measurements import MAX_ROWS, Dataset
@@ -132,6 +177,11 @@ FORMATS = (
     "vllm_throughput_json",
     "genai_perf_csv",
     "genai_perf_json",
+    "genai_perf_console",
+    "aiperf_console",
+    "sglang_bench_stdout",
+    "sglang_bench_json",
+    "sglang_bench_jsonl",
 )
 
 #: figures that are counts: ints, and a fractional value is a problem
@@ -143,12 +193,19 @@ _COUNTS = {
     "total_output_tokens",
     "total_num_tokens",
     "iterations",
+    "spec_decode_num_drafts",
+    "spec_decode_draft_tokens",
+    "spec_decode_accepted_tokens",
 }
 #: figures that are ints when whole (printed with decimals by some tools)
 _WHOLE = {"max_concurrent_requests"}
 
 _STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_[a-z0-9_]+_ms$")
-_SERVING_STAT_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+_SERVING_STAT_KEY = re.compile(
+    r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$"
+)
+#: SGLang's bench_serving writes ``mean_e2e_latency_ms`` where vLLM writes ``mean_e2el_ms``
+_SGLANG_E2E = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$")
 
 
 # --------------------------------------------------------------------------------------- values
@@ -265,7 +322,8 @@ def _pct_name(p) -> str | None:
 # ------------------------------------------------------------------------------- command lines
 
 _COMMAND = re.compile(
-    r"(?:benchmark_(?:serving|latency|throughput)\.py|vllm\s+bench\s+(?:serve|latency|throughput))"
+    r"(?:benchmark_(?:serving|latency|throughput)\.py|vllm\s+bench\s+(?:serve|latency|throughput)"
+    r"|sglang\.bench_serving|(?<![a-z])bench_serving\.py)"
     r"(?P<args>(?:\s.*)?)$"
 )
 
@@ -280,8 +338,10 @@ _FLAGS = {
     "-dp": ("data_parallel_size", _INT),
     "--input-len": ("input_len", _INT),
     "--random-input-len": ("input_len", _INT),
+    "--random-input": ("input_len", _INT),  # argparse takes the prefix; people type it
     "--output-len": ("output_len", _INT),
     "--random-output-len": ("output_len", _INT),
+    "--random-output": ("output_len", _INT),
     "--batch-size": ("batch_size", _INT),
     "--num-prompts": ("num_prompts", _INT),
     "--max-concurrency": ("max_concurrency", _INT),
@@ -448,6 +508,7 @@ class _Run:
     figures: dict = field(default_factory=dict)
     conditions: dict = field(default_factory=dict)
     merged: bool = False  # a saved JSON object was merged into this table run
+    sglang: bool = False  # printed (or saved) by SGLang's bench_serving
 
     def row(self, with_bench: bool = False) -> dict:
         row = {"bench": self.bench} if with_bench else {}
@@ -513,6 +574,15 @@ _VLLM_DETAILS = {
     "rps_change_events",
 }
 _FIGURE_LIKE = re.compile(r"^(spec_decode_|probe_)|(_ms|_per_s|_throughput)$")
+#: SGLang's keys: its mean concurrency over the run (not a setting), its spec-decode length,
+#: and counts that are neither settings nor figures here
+_SGLANG_KEYS = {"concurrency": "mean_concurrency", "accept_length": "spec_decode_acceptance_length"}
+_SGLANG_SKIP = {
+    "total_output_tokens_retokenized",
+    "total_input_text_tokens",
+    "total_input_vision_tokens",
+    "total_input_audio_tokens",
+}
 _VLLM_ACCEPTED = (
     "a vLLM --save-result JSON object with numbers for completed, duration, request_throughput, "
     "output_throughput, total_token_throughput, mean_ttft_ms, median_ttft_ms, p99_ttft_ms…"
@@ -523,15 +593,33 @@ def _is_vllm(obj: dict) -> bool:
     return any(k in _VLLM_MARKERS or _SERVING_STAT_KEY.match(k) for k in obj)
 
 
+def _is_sglang(obj: dict) -> bool:
+    """A result object of SGLang's bench_serving (``--output-file``, JSONL)."""
+    return "total_output_tokens_retokenized" in obj or any(_SGLANG_E2E.match(k) for k in obj)
+
+
 def _vllm_object(ds: Dataset, obj: dict, prefix: str = "") -> _Run:
     """One serve result object as a run (figures and conditions); problems go to ``ds``."""
-    run = _Run("serving")
+    run = _Run("serving", sglang=_is_sglang(obj))
     figures, conditions = run.figures, run.conditions
     metadata: dict = {}
     for key, raw in obj.items():
         where = f"{prefix}{key}"
         if key in _VLLM_DETAILS:
             continue
+        if run.sglang:
+            if key in _SGLANG_SKIP:
+                continue
+            m = _SGLANG_E2E.match(key)
+            if m:
+                key = f"{m.group(1)}_e2el_ms"
+            elif key in _SGLANG_KEYS:
+                if raw is not None:
+                    key = _SGLANG_KEYS[key]
+                    v = _figure(ds, where, key, raw)
+                    if v is not None:
+                        figures[key] = v
+                continue
         if key in ("request_goodput:", "request_goodput", "max_concurrency"):
             if raw is None:  # not measured (no --goodput) or not set (no --max-concurrency)
                 continue
@@ -574,6 +662,10 @@ def _vllm_object(ds: Dataset, obj: dict, prefix: str = "") -> _Run:
             metadata[key] = raw  # --metadata KEY=VALUE pairs: gpu, deployment…
     for key, value in metadata.items():
         conditions.setdefault(key, value)
+    if run.sglang and conditions.get("dataset_name") == "random":
+        for k in ("input_len", "output_len"):
+            if isinstance(conditions.get(f"random_{k}"), int):
+                conditions.setdefault(k, conditions[f"random_{k}"])
     _mean_lengths(figures, conditions, obj.get("input_lens"), obj.get("output_lens"))
     return run
 
@@ -583,74 +675,124 @@ def _vllm_json(name: str, obj: dict) -> Dataset:
     run = _vllm_object(ds, obj)
     if not run.figures:
         _refuse(name, ds, "a vLLM serving benchmark result", _VLLM_ACCEPTED)
+    if run.sglang:
+        ds.format = "sglang_bench_json"
     ds.figures, ds.conditions = run.figures, run.conditions
     return ds
+
+
+def _vllm_json_list(name: str, items: list) -> Dataset | None:
+    """A JSON array of result objects (a sweep's files collected into one): one row per object
+    (vLLM, SGLang or GenAI-Perf/AIPerf exports); other items are problems. None when no item
+    is a result."""
+    if not any(isinstance(o, dict) and (_is_vllm(o) or _is_gp_json(o)) for o in items):
+        return None
+    ds = Dataset(name, "vllm_bench_json", "serving")
+    runs: list[_Run] = []
+    kinds: set[str] = set()
+    for i, obj in enumerate(items, 1):
+        if len(runs) >= MAX_ROWS:
+            ds.problem(f"item {i}", f"more than {MAX_ROWS} runs; the rest is not read")
+            break
+        if isinstance(obj, dict) and _is_gp_json(obj):
+            try:
+                one = _genai_json(f"item {i}", obj)
+            except ScenarioError as exc:
+                ds.problem(f"item {i}", exc.message)
+                continue
+            for p in one.problems:
+                ds.problem(f"item {i}, {p.where}", p.message)
+            run = _Run("serving", line=i, figures=one.figures, conditions=one.conditions)
+            runs.append(run)
+            kinds.add("genai_perf_json")
+            continue
+        if not isinstance(obj, dict) or not _is_vllm(obj):
+            ds.problem(f"item {i}", "not a benchmark result object")
+            continue
+        run = _vllm_object(ds, obj, f"item {i}, ")
+        if run.figures:
+            run.line = i
+            runs.append(run)
+            kinds.add("sglang_bench_json" if run.sglang else "vllm_bench_json")
+        else:
+            ds.problem(f"item {i}", "no usable figure in this run")
+    if not runs:
+        _refuse(name, ds, "a JSON array of benchmark results", _VLLM_ACCEPTED)
+    if len(kinds) == 1:
+        ds.format = kinds.pop()
+    return _multi_run(ds, runs)
 
 
 #: a vLLM result key as it is written in JSON text (a quick test before parsing line by line)
 _VLLM_KEY_TEXT = re.compile(
     r'"(completed|failed|request_throughput|output_throughput|total_token_throughput|'
     r"total_input_tokens|total_output_tokens|request_goodput:?|input_throughput|"
-    r'max_output_tokens_per_s|max_concurrent_requests|rtfx|[a-z0-9.]+_(ttft|tpot|itl|e2el)_ms)"'
+    r"max_output_tokens_per_s|max_concurrent_requests|rtfx|"
+    r'[a-z0-9.]+_(ttft|tpot|itl|e2el|e2e_latency)_ms)"'
 )
 
 
 def _vllm_jsonl(name: str, text: str) -> Dataset | None:
+    """Result objects one a line (``--append-result``, SGLang's ``--output-file``). Lines that
+    do not start with ``{`` or ``[`` are text between the objects (a log's lines, a note) and
+    are skipped; a line that starts like JSON and is not is a problem."""
     if not _VLLM_KEY_TEXT.search(text):
         return None
-    lines = text.split("\n")
+    notes: list[tuple[int, str]] = []  # (line, why), in file order
     parsed: list[tuple[int, object]] = []
-    bad: list[tuple[int, str]] = []
-    nonblank = 0
-    for n, line in enumerate(lines, 1):
+    candidates = 0
+    for n, line in enumerate(text.split("\n"), 1):
         s = line.strip()
-        if not s:
+        if not s or s[0] not in "{[":
             continue
-        nonblank += 1
+        candidates += 1
         try:
             obj = json.loads(s)
         except RecursionError:
-            bad.append((n, "JSON nested too deeply"))
+            notes.append((n, "JSON nested too deeply"))
             continue
         except ValueError:
-            bad.append((n, "not JSON"))
+            notes.append((n, "not JSON"))
             continue
         parsed.append((n, obj))
-    objects = [(n, o) for n, o in parsed if isinstance(o, dict)]
-    if not any(_is_vllm(o) for _, o in objects) or len(objects) * 2 < nonblank:
+    objects = [o for _, o in parsed if isinstance(o, dict)]
+    if not any(_is_vllm(o) for o in objects) or len(objects) * 2 < candidates:
         return None
     ds = Dataset(name, "vllm_bench_jsonl", "serving")
-    for n, why in bad:
-        ds.problem(f"line {n}", why)
     runs: list[_Run] = []
     for n, obj in parsed:
         if not isinstance(obj, dict) or not _is_vllm(obj):
-            ds.problem(f"line {n}", "not a vLLM benchmark result object")
+            notes.append((n, "not a vLLM or SGLang benchmark result object"))
             continue
         if len(runs) >= MAX_ROWS:
-            ds.problem(f"line {n}", f"more than {MAX_ROWS} runs; the rest is not read")
+            notes.append((n, f"more than {MAX_ROWS} runs; the rest is not read"))
+            notes = [(m, why) for m, why in notes if m <= n]
             break
         run = _vllm_object(ds, obj, f"line {n}, ")
         if run.figures:
             run.line = n
             runs.append(run)
         else:
-            ds.problem(f"line {n}", "no usable figure in this run")
+            notes.append((n, "no usable figure in this run"))
+    for n, why in sorted(notes, key=lambda x: x[0]):
+        ds.problem(f"line {n}", why)
     if not runs:
         _refuse(name, ds, "vLLM benchmark results, one JSON object a line,", _VLLM_ACCEPTED)
+    if all(r.sglang for r in runs):
+        ds.format = "sglang_bench_jsonl"
     return _multi_run(ds, runs)
 
 
 # ------------------------------------------------------------------------------ stdout table
 
 _BANNER = "Serving Benchmark Result"
-_FOOTER = re.compile(r"^={20,}$")
-_PREFIX = re.compile(r"^\s*(?:[#>]\s*)?")
-_STAT_ROW = re.compile(r"^(mean|median|std|p(\d+(?:\.\d+)?))\s+(ttft|tpot|itl|e2el)\s*\(ms\)$")
+_RULE = "=" * 20  #: a table's closing line (``"=" * 50``) holds this; no regular expression
 _TABLE_ROWS = {
     "successful requests": "completed",
     "failed requests": "failed",
     "maximum request concurrency": "max_concurrency",
+    "max request concurrency": "max_concurrency",  # SGLang
+    "max reqeuest concurrency": "max_concurrency",  # SGLang's spelling in late 2024
     "benchmark duration (s)": "duration",
     "total input tokens": "total_input_tokens",
     "total generated tokens": "total_output_tokens",
@@ -662,12 +804,69 @@ _TABLE_ROWS = {
     "peak concurrent requests": "max_concurrent_requests",
     "rtfx": "rtfx",
     "total token throughput (tok/s)": "total_token_throughput",
+    "total throughput (tok/s)": "total_token_throughput",  # SGLang before late 2024
+    "acceptance rate (%)": "spec_decode_acceptance_rate",
+    "acceptance length": "spec_decode_acceptance_length",
+    "accept length": "spec_decode_acceptance_length",  # SGLang
+    "concurrency": "mean_concurrency",  # SGLang: the mean number of requests in flight
+    "drafts": "spec_decode_num_drafts",
+    "draft tokens": "spec_decode_draft_tokens",
+    "accepted tokens": "spec_decode_accepted_tokens",
+}
+#: rows that are settings, not measurements: they become conditions
+_TABLE_CONDITIONS = {
+    "backend": "backend",  # SGLang
+    "traffic request rate": "request_rate",  # SGLang prints it inside the table
+    "request rate configured (rps)": "request_rate",
+}
+#: rows only SGLang's bench_serving prints (its table has vLLM's banner and rows)
+_SGLANG_ROWS = {
+    "backend",
+    "max request concurrency",
+    "max reqeuest concurrency",
+    "accept length",
+    "concurrency",
 }
 _PREAMBLE = {
     "traffic request rate": "request_rate",
     "maximum request concurrency": "max_concurrency",
     "burstiness factor": "burstiness",
 }
+_STAT_LABEL = r"(?:mean|median|std|min|max|p\d{1,3}(?:\.\d+)?)\s+(?:ttft|tpot|itl|e2el|e2e\s+latency)\s*\(ms\)"
+_STAT_ROW = re.compile(
+    r"^(mean|median|std|min|max|p(\d+(?:\.\d+)?))\s+(ttft|tpot|itl|e2el|e2e latency)\s*\(ms\)$"
+)
+
+
+def _label_pattern(labels) -> str:
+    words = sorted(labels, key=len, reverse=True)
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in words)
+
+
+#: ``Label: value`` anywhere in a line, for the rows above: whatever stands before the label (a
+#: log's time stamp, ``pod |``, ``#``, ``>``, a markdown ``|``) is left aside, and a line that
+#: lost its line breaks (a flattened paste) holds several. The label ends at a colon or a
+#: markdown cell border; the value is the next word.
+_ROW_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<label>"
+    + _label_pattern([*_TABLE_ROWS, *_TABLE_CONDITIONS])
+    + "|"
+    + _STAT_LABEL
+    + r")[*_`]*[ \t]*(?::[*_`]*[ \t]*\|?|\|)[ \t]*[*_`]*(?P<value>[^\s|*`]+)",
+    re.IGNORECASE,
+)
+_PREAMBLE_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<label>" + _label_pattern(_PREAMBLE) + r")[ \t]*:[ \t]*(?P<value>\S+)",
+    re.IGNORECASE,
+)
+#: a pasted table without the banner (a markdown table, a trimmed paste) is read when it has
+#: both of these rows
+_BANNERLESS_FIRST = re.compile(r"(?<![A-Za-z0-9])successful\s+requests[*_`]*[ \t]*[:|]", re.I)
+_BANNERLESS_STAT = re.compile(
+    r"(?<![A-Za-z0-9])(?:mean|median|p\d{1,3})\s+(?:ttft|tpot|itl|e2el)\s*\(ms\)[*_`]*[ \t]*[:|]",
+    re.I,
+)
+_UNSET = {"not", "not set", "none", "n/a", "-", "unlimited"}
 _TABLE_ACCEPTED = (
     "rows of the 'Serving Benchmark Result' table such as 'Successful requests: 300', "
     "'Request throughput (req/s): 8.33', 'Mean TTFT (ms): 54.58'"
@@ -683,89 +882,171 @@ def _is_banner(line: str) -> bool:
     return line[:at].rstrip().endswith("=") and line[at + len(_BANNER) :].lstrip().startswith("=")
 
 
-def _row(line: str) -> tuple[str, str] | None:
-    """(label, value) of a ``Label:   value`` line (split at the first colon; the label starts
-    with a letter), or None. No regular expression: a long line stays linear."""
-    label, colon, value = line.partition(":")
-    label = label.strip()
-    if not colon or not label or not label[0].isalpha():
-        return None
-    return label, value.strip()
-
-
 def _label(text: str) -> str:
     return " ".join(text.lower().split())
 
 
 def _table_row(ds: Dataset, run: _Run, n: int, label: str, value: str) -> None:
     key = _label(label)
+    where = f"line {n}, {label}"
+    if key in _SGLANG_ROWS or "e2e latency" in key:
+        run.sglang = True
+    if key in _TABLE_CONDITIONS:
+        name = _TABLE_CONDITIONS[key]
+        if name == "request_rate":
+            v = _rate_condition(ds, where, value)
+            if v is not None:
+                run.conditions[name] = v
+        else:
+            run.conditions[name] = value
+        return
     name = _TABLE_ROWS.get(key)
     if name is None:
         m = _STAT_ROW.match(key)
         stat = (_pct_name(m.group(2)) if m.group(2) else m.group(1)) if m else None
         if stat:
-            name = f"{stat}_{m.group(3)}_ms"
-    if key == "request rate configured (rps)":
-        v = _rate_condition(ds, f"line {n}, {label}", value)
-        if v is not None:
-            run.conditions["request_rate"] = v
-        return
+            metric = "e2el" if m.group(3) == "e2e latency" else m.group(3)
+            name = f"{stat}_{metric}_ms"
     if name is None:
-        return  # a row this importer does not use (accuracy, speculative decoding…)
-    v = _figure(ds, f"line {n}, {label}", name, value)
+        return  # a percentile out of 0-100: not a row of the table
+    if name == "max_concurrency" and value.lower() in _UNSET:
+        return  # SGLang prints "not set"
+    v = _figure(ds, where, name, value)
     if v is not None:
         run.figures[name] = v
         if name == "max_concurrency":
             run.conditions[name] = v
 
 
+def _table_rows(ds: Dataset, run: _Run, n: int, text: str) -> None:
+    for m in _ROW_RE.finditer(text):
+        _table_row(ds, run, n, " ".join(m.group("label").split()), m.group("value"))
+
+
 def _preamble(ds: Dataset, n: int, line: str, pending: dict) -> None:
-    row = _row(line)
-    if row is None:
-        return
-    label, value = row
-    key = _PREAMBLE.get(_label(label))
-    value = value.split(" ")[0]
-    if key is None or value in ("None", ""):
-        return
-    where = f"line {n}, {label}"
-    if key == "request_rate":
-        v = _rate_condition(ds, where, value)
-    elif key == "max_concurrency":
-        v = _count_condition(ds, where, value)
-    else:
-        v = _number(value)
-    if v is not None:
-        pending[key] = v
+    for m in _PREAMBLE_RE.finditer(line):
+        label, value = " ".join(m.group("label").split()), m.group("value")
+        key = _PREAMBLE[_label(label)]
+        if value.lower() in _UNSET:
+            continue
+        where = f"line {n}, {label}"
+        if key == "request_rate":
+            v = _rate_condition(ds, where, value)
+        elif key == "max_concurrency":
+            v = _count_condition(ds, where, value)
+        else:
+            v = _number(value)
+        if v is not None:
+            pending[key] = v
 
 
-def _serving_stdout(name: str, text: str) -> Dataset:
+def _looks_bannerless(text: str) -> bool:
+    return bool(_BANNERLESS_FIRST.search(text) and _BANNERLESS_STAT.search(text))
+
+
+def _row_key(label: str) -> str | None:
+    """The table row ``label`` names (``successful requests``, ``p99 ttft (ms)``…), or None."""
+    key = _label(label.strip("*_` :"))
+    if key in _TABLE_ROWS or key in _TABLE_CONDITIONS or _STAT_ROW.match(key):
+        return key
+    return None
+
+
+def _pipe_cells(line: str) -> list[str] | None:
+    s = line.strip()
+    if not s.startswith("|"):
+        return None
+    return [c.strip().strip("*_`").strip() for c in s.strip("|").split("|")]
+
+
+def _pipe_columns(ds: Dataset, text: str) -> list[_Run] | None:
+    """A markdown table with several value columns (``| Metric | before | after |``): one run
+    a column, its header as the run's ``label``. None when no row has two values."""
+    rows: list[tuple[int, str, list[str]]] = []
+    header: list[str] | None = None
+    for n, line in enumerate(text.split("\n"), 1):
+        cells = _pipe_cells(line)
+        if not cells or len(cells) < 2 or set("".join(cells)) <= set("-: "):
+            continue
+        if _row_key(cells[0]) is None:
+            if header is None and not rows and len(cells) >= 3:
+                header = cells
+            continue
+        rows.append((n, cells[0], cells[1:]))
+    width = max((len(v) for _, _, v in rows), default=0)
+    if width < 2:
+        return None
+    runs = [_Run("serving", line=rows[0][0]) for _ in range(width)]
+    for i, run in enumerate(runs):
+        if header is not None and i + 1 < len(header) and header[i + 1]:
+            run.conditions["label"] = header[i + 1]
+    for n, label, values in rows:
+        for run, value in zip(runs, values, strict=False):
+            if value:
+                _table_row(ds, run, n, label.strip("*_` :"), value.split()[0])
+    return runs
+
+
+def _serving_stdout(name: str, text: str, bannerless: bool = False) -> Dataset:
+    """The tables in ``text``; ``bannerless``: rows pasted without the banner, where a
+    ``Successful requests`` row starts a table (and a second one, another)."""
     ds = Dataset(name, "vllm_bench_stdout", "serving")
     runs: list[_Run] = []
     pending: dict = {}
     run: _Run | None = None
     in_table = False
+    columns = _pipe_columns(ds, text) if bannerless and "|" in text else None
+    if columns is not None:
+        return _table_runs(name, ds, columns)
+
+    def new_run(n: int) -> _Run | None:
+        nonlocal pending, in_table
+        if len(runs) >= MAX_ROWS:
+            ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
+            return None
+        r = _Run("serving", line=n, conditions=pending)
+        runs.append(r)
+        pending, in_table = {}, True
+        return r
+
     for n, raw in _logical_lines(text):
-        line = _PREFIX.sub("", raw, count=1).rstrip()
-        if _is_banner(line):
-            if len(runs) >= MAX_ROWS:
-                ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
+        line = raw.rstrip()
+        if _BANNER in line and _is_banner(line):
+            # one table a line, or several on a flattened line: the text after each banner
+            # (up to the closing rule) holds its rows
+            pieces = line.split(_BANNER)
+            _preamble(ds, n, pieces[0], pending)
+            for piece in pieces[1:]:
+                run = new_run(n)
+                if run is None:
+                    break
+                rest = piece.lstrip().lstrip("=")
+                cut = rest.find(_RULE)
+                if cut >= 0:
+                    rest, in_table = rest[:cut], False
+                _table_rows(ds, run, n, rest)
+            if len(runs) >= MAX_ROWS and run is None:
                 break
-            run = _Run("serving", line=n, conditions=pending)
-            runs.append(run)
-            pending = {}
-            in_table = True
             continue
-        if line.startswith("{") and line.endswith("}"):
-            _stdout_json(ds, n, line, runs)
+        s = line.strip()
+        if s.startswith("{") and s.endswith("}"):
+            _stdout_json(ds, n, s, runs)
             continue
         if in_table and run is not None:
-            if _FOOTER.match(line):
+            if _RULE in line:
                 in_table = False
                 continue
-            row = _row(line)
-            if row is not None:
-                _table_row(ds, run, n, *row)
+            if "completed" in run.figures and _BANNERLESS_FIRST.search(line):
+                run = new_run(n)  # a second table whose banner was not pasted
+                if run is None:
+                    break
+            _table_rows(ds, run, n, line)
+            continue
+        if bannerless and _BANNERLESS_FIRST.search(line):
+            run = new_run(n)
+            if run is None:
+                break
+            _table_rows(ds, run, n, line)
             continue
         cmd = _command(ds, f"line {n}", line)
         if cmd is not None:
@@ -776,15 +1057,24 @@ def _serving_stdout(name: str, text: str) -> Dataset:
             pending.update(args)
             continue
         _preamble(ds, n, line, pending)
+    return _table_runs(name, ds, runs)
+
+
+def _table_runs(name: str, ds: Dataset, runs: list[_Run]) -> Dataset:
     kept = []
     for r in runs:
         if r.figures:
             _mean_lengths(r.figures, r.conditions)
+            if isinstance(r.conditions.get("max_concurrency"), int):
+                # printed before the table (older scripts) or given on the command line
+                r.figures.setdefault("max_concurrency", r.conditions["max_concurrency"])
             kept.append(r)
         else:
             ds.problem(f"line {r.line}", "a Serving Benchmark Result table with no readable row")
     if not kept:
         _refuse(name, ds, "a vLLM 'Serving Benchmark Result' table", _TABLE_ACCEPTED)
+    if all(r.sglang for r in kept):
+        ds.format = "sglang_bench_stdout"
     return _multi_run(ds, kept)
 
 
@@ -1002,6 +1292,9 @@ _GP_DIST = {
     "output token throughput per request": ("output_throughput_per_user", "rate"),
     "output sequence length": ("output_tokens", "tokens"),
     "input sequence length": ("input_tokens", "tokens"),
+    "num output token": ("output_tokens", "tokens"),  # GenAI-Perf 24.0x
+    "num input token": ("input_tokens", "tokens"),
+    "output token count": ("output_tokens", "tokens"),  # AIPerf
 }
 #: single values: metric → figure
 _GP_SINGLE = {
@@ -1058,8 +1351,8 @@ def _gp_value(ds: Dataset, where: str, figure: str, raw, scale: float = 1.0) -> 
         return  # a statistic the tool does not give for this metric
     v = _figure(ds, where, figure, raw)
     if v is not None:
-        if scale != 1.0:
-            v = v * scale
+        if scale != 1.0:  # in decimal: 5,252,536,691 ns is 5252.536691 ms, not …690999999
+            v = float(Decimal(repr(v)) * Decimal(repr(scale)))
         ds.figures[figure] = v
 
 
@@ -1090,6 +1383,7 @@ def _gp_metric(ds: Dataset, where: str, label: str, unit: str, stats: dict) -> N
 
 
 def _gp_conditions_from_name(ds: Dataset) -> None:
+    _mean_lengths(ds.figures, ds.conditions)  # AIPerf's total_isl / request_count
     for key, regex, conv in (
         ("max_concurrency", r"concurrency[_-]?(\d+)", int),
         ("request_rate", r"request[_-]?rate[_-]?(\d+(?:\.\d+)?)", float),
@@ -1104,9 +1398,20 @@ def _gp_conditions_from_name(ds: Dataset) -> None:
         ds.figures.setdefault("max_concurrency", ds.conditions["max_concurrency"])
 
 
-def _is_gp_csv(text: str) -> bool:
+def _gp_delimiter(text: str) -> str:
+    """',' as GenAI-Perf writes it; ';' or a tab when a spreadsheet saved it again (Excel in a
+    locale with a decimal comma writes ';')."""
     first = text.lstrip().partition("\n")[0]
-    cells = [c.strip().lower() for c in first.split(",", 2)]
+    if "," not in first.partition("avg")[0]:
+        for d in (";", "\t"):
+            if d in first:
+                return d
+    return ","
+
+
+def _is_gp_csv(text: str) -> bool:
+    first = text.lstrip().lstrip('"').partition("\n")[0]
+    cells = [c.strip().strip('"').lower() for c in first.split(_gp_delimiter(text), 2)]
     return (
         len(cells) > 1
         and cells[0] == "metric"
@@ -1114,19 +1419,39 @@ def _is_gp_csv(text: str) -> bool:
     )
 
 
+_GP_DEC_COMMA = re.compile(r"^[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+$")
+_GP_DEC_POINT = re.compile(r"^[+-]?\d*\.\d+$")
+
+
 def _genai_csv(name: str, text: str) -> Dataset:
     ds = Dataset(name, "genai_perf_csv", "serving")
     columns: list[tuple[str | None, str]] = []  # (our stat name or None, the header's name)
     mode = None  # "stats", "value", "skip"
+    delimiter = _gp_delimiter(text)
+    comma = False  # a ';' file whose decimals are all written with a comma
+    if delimiter != ",":
+        cells = [c.strip().strip('"') for c in re.split(r"[;\t\n]", text)]
+        comma = any(_GP_DEC_COMMA.match(c) for c in cells) and not any(
+            _GP_DEC_POINT.match(c) for c in cells
+        )
+        if comma:
+            ds.extra["converted"] = ["decimal comma: '1,5' read as 1.5"]
     for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             mode = None
             continue
         try:
-            cells = next(csv.reader([line]))
+            cells = next(csv.reader([line], delimiter=delimiter))
         except csv.Error as exc:
             ds.problem(f"line {n}", f"not CSV ({exc})")
             continue
+        if comma:
+            cells = [
+                c.strip().replace(".", "").replace(",", ".")
+                if _GP_DEC_COMMA.match(c.strip())
+                else c
+                for c in cells
+            ]
         head = [c.strip().lower() for c in cells]
         if mode is None or head[0] in ("metric", "endpoint"):
             if head[0] == "metric" and len(head) > 1 and head[1] == "value":
@@ -1156,6 +1481,111 @@ def _genai_csv(name: str, text: str) -> Dataset:
         _refuse(name, ds, "a GenAI-Perf CSV", _GP_ACCEPTED)
     _gp_conditions_from_name(ds)
     return ds
+
+
+#: the console table GenAI-Perf and AIPerf print (rich): a header ``┃ Statistic ┃ avg ┃ …`` (AIPerf:
+#: ``┃ Metric ┃``), rows ``│ Request Latency (ms) │ 1,799.53 │ …``; a label too wide for its
+#: column goes on in the next lines, whose value cells are empty
+_GP_CONSOLE_HEAD = re.compile(r"┃\s*(?:Statistic|Metric)\s*┃", re.IGNORECASE)
+_GP_CONSOLE_ACCEPTED = (
+    "the table GenAI-Perf or AIPerf prints ('NVIDIA GenAI-Perf | LLM Metrics': a header "
+    "'┃ Statistic ┃ avg ┃ …' and rows such as '│ Request Latency (ms) │ 1,799.53 │ …')"
+)
+_GP_DURATION = re.compile(r"\bBenchmark Duration:\s*([0-9.,]+)\s*(sec|s|ms)\b", re.IGNORECASE)
+_GP_TOOL_MODEL = re.compile(r"(?:^|\s)(?:-m|--model|--model-names?)[ =]['\"]?([^\s'\"]+)")
+_GP_CONCURRENCY = re.compile(r"(?:--concurrency[ =]['\"]?|-concurrency)(\d+)")
+
+
+def _is_gp_console(text: str) -> bool:
+    return "┃" in text and _GP_CONSOLE_HEAD.search(text) is not None
+
+
+def _genai_console(name: str, text: str) -> Dataset:
+    """The console table(s) of GenAI-Perf / AIPerf; one run a table."""
+    ds = Dataset(name, "genai_perf_console", "serving")
+    runs: list[_Run] = []
+    run: _Run | None = None
+    columns: list[tuple[str | None, str]] = []
+    pending: list = []  # [line, label, cells] of the row being assembled
+
+    def flush() -> None:
+        if run is None or not pending:
+            return
+        n, label_text, cells = pending
+        label, unit = _split_label(label_text)
+        stats: dict = {}
+        for (stat, column), cell in zip(columns[1:], cells, strict=False):
+            if stat is None:
+                continue
+            cell = cell.strip()
+            if cell in ("-", "—"):
+                continue
+            if cell.endswith("…"):
+                ds.problem(f"line {n}, {label_text} {column}", f"{cell!r}: cut by the terminal")
+                continue
+            stats[stat] = (column, cell)
+        sink = Dataset(name, ds.format, ds.kind)
+        _gp_metric(sink, f"line {n}, {label_text}", label, unit, stats)
+        run.figures.update(sink.figures)
+        for p in sink.problems:
+            ds.problem(p.where, p.message)
+        pending.clear()
+
+    lines = text.split("\n")
+    for n, line in enumerate(lines, 1):
+        if "┃" in line:
+            cells = [c.strip() for c in line.split("┃")[1:-1]]
+            if cells and cells[0].lower() in ("statistic", "metric"):
+                flush()
+                if len(runs) >= MAX_ROWS:
+                    ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
+                    break
+                run = _Run("serving", line=n)
+                runs.append(run)
+                columns = [(_stat_name(c), c) for c in cells]
+            continue
+        if run is None or "│" not in line:
+            if run is not None and line.strip().startswith(("└", "╰")):
+                flush()
+            continue
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if not cells:
+            continue
+        label_text, values = cells[0], cells[1:]
+        if not any(values):
+            if pending and label_text:
+                pending[1] += " " + label_text  # the label goes on
+            continue
+        flush()
+        pending[:] = [n, label_text, values]
+    flush()
+    kept = [r for r in runs if r.figures]
+    if not kept:
+        _refuse(name, ds, "a GenAI-Perf / AIPerf console table", _GP_CONSOLE_ACCEPTED)
+    # what the lines around the table say: the run's length, the command, the artifacts' path
+    last = kept[-1]
+    m = _GP_DURATION.search(text)
+    if m and "duration" not in last.figures:
+        v = _figure(ds, "Benchmark Duration", "duration", m.group(1))
+        if v is not None:
+            last.figures["duration"] = v / 1000 if m.group(2).lower() == "ms" else v
+    for _, line in _logical_lines(text):
+        if re.search(r"\b(?:genai-perf|aiperf)\s+profile\b", line):
+            m = _GP_TOOL_MODEL.search(line)
+            if m:
+                last.conditions.setdefault("model", m.group(1))
+    found = _GP_CONCURRENCY.findall(text)
+    if found and len(kept) == 1:
+        last.conditions["max_concurrency"] = int(found[-1])
+    for r in kept:
+        if "max_concurrency" in r.conditions:
+            r.figures.setdefault("max_concurrency", r.conditions["max_concurrency"])
+        for key in ("mean_input_tokens", "mean_output_tokens"):
+            if key in r.figures:
+                r.conditions.setdefault(key, r.figures[key])
+    if "AIPerf" in text:
+        ds.format = "aiperf_console"
+    return _multi_run(ds, kept)
 
 
 _GP_JSON_KEYS = {k.replace(" ", "_") for k in (*_GP_DIST, *_GP_SINGLE)}
@@ -1221,6 +1651,8 @@ def _genai_json(name: str, obj: dict) -> Dataset:
 
 
 def _from_json(name: str, obj) -> Dataset | None:
+    if isinstance(obj, list):
+        return _vllm_json_list(name, obj)
     if not isinstance(obj, dict):
         return None
     if _is_gp_json(obj):
@@ -1264,8 +1696,12 @@ def read_bench(text: str, name: str) -> Dataset | None:
             return _from_json(name, obj)
     if _BANNER in text and any(_is_banner(line) for line in text.split("\n")):
         return _serving_stdout(name, text)
+    if _looks_bannerless(text):
+        return _serving_stdout(name, text, bannerless=True)
     if _is_gp_csv(text):
         return _genai_csv(name, text)
+    if _is_gp_console(text):
+        return _genai_console(name, text)
     if "{" in text:
         ds = _vllm_jsonl(name, text)
         if ds is not None:

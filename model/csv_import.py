@@ -21,8 +21,12 @@ Lines
     :data:`~model.measurements.MAX_BYTES` characters is refused too.
 Separator
     Comma. A header with no comma but a tab (or else a semicolon) makes the file tab (or
-    semicolon) separated. There, a comma inside a number is refused as ambiguous (decimal comma
-    or thousands separator?); in a comma-separated file a quoted ``"5,919.16"`` is a number.
+    semicolon) separated. There, when every decimal number in the data is written with a
+    decimal comma (``21,4``, ``1.234,5``: what Excel saves in a locale that uses one, with
+    ``;``), the comma is read as the decimal point and ``extra["converted"]`` says so; when the
+    file also writes decimals with a point, a comma inside a number is refused as ambiguous
+    (decimal comma or thousands separator?). In a comma-separated file a quoted ``"5,919.16"``
+    is a number.
 Header
     Names are case-insensitive; surrounding spaces, quotes and a UTF-8 byte-order mark are
     ignored; spaces, hyphens, dots and ``/`` inside a name read as ``_``; a unit in brackets
@@ -473,6 +477,32 @@ def _split(line: str, delimiter: str) -> list[str] | None:
     return [c.strip() for c in cells]
 
 
+#: a number written with a decimal comma, as Excel saves a CSV in a locale that uses one (the
+#: separator is then ';'): ``21,4``, ``1.234,5`` (a '.' grouping thousands), as a whole cell
+_DEC_COMMA = re.compile(
+    r"(?:^|(?<=[;\t]))[ \t]*(?P<q>\"?)[ \t]*(?P<num>[+-]?(?:\d{1,3}(?:\.\d{3})+|\d+),\d+)"
+    r"[ \t]*(?P=q)[ \t]*(?=[;\t]|$)"
+)
+#: a number written with a decimal point (it makes a comma in the same file ambiguous)
+_DEC_POINT = re.compile(
+    r"(?:^|[;\t])[ \t]*\"?[ \t]*[+-]?\d*\.\d+(?:[eE][+-]?\d+)?[ \t]*\"?[ \t]*(?=[;\t]|$)"
+)
+
+
+def _to_point(m: re.Match) -> str:
+    return m["num"].replace(".", "").replace(",", ".")
+
+
+def _decimal_comma(data: list, delimiter: str) -> bool:
+    """True when a ';' or tab separated file writes its decimals with a comma: some cell is a
+    number with a decimal comma and none is a number with a decimal point ('1.5' beside '2,5'
+    leaves the comma ambiguous: it is then refused cell by cell)."""
+    lines = [line for _, line in data]
+    return any(_DEC_COMMA.search(line) for line in lines) and not any(
+        _DEC_POINT.search(line) for line in lines
+    )
+
+
 def _shown(cell: str) -> str:
     return repr(cell if len(cell) <= 40 else cell[:40] + "…")
 
@@ -488,8 +518,9 @@ def _number(cell: str, col: _Column, delimiter: str) -> float:
     if v is not None or (delimiter != "," and re.match(r"^[+-]?\d+,\d+$", cell)):
         raise _CellError(
             f"{_shown(cell)}: a comma in a number is ambiguous in a "
-            f"{'tab' if delimiter == chr(9) else repr(delimiter)}-separated file; write the "
-            "decimal point as '.' and no thousands separator"
+            f"{'tab' if delimiter == chr(9) else repr(delimiter)}-separated file that also "
+            "writes decimals with '.'; write every decimal point as '.' (or every one as ',') "
+            "and no thousands separator"
         )
     if cell.lower() in _NOT_FINITE:
         raise _CellError(f"{_shown(cell)} is not a number (NaN and Inf are not accepted)")
@@ -718,6 +749,12 @@ def read_csv(text: str, name: str, kind: str | None = None) -> Dataset | None:
         )
         del data[MAX_ROWS:]
 
+    if delimiter != "," and _decimal_comma(data, delimiter):
+        data = [(i, _DEC_COMMA.sub(_to_point, line)) for i, line in data]
+        ds.extra.setdefault("converted", []).append(
+            f"decimal comma: '1,5' read as 1.5 ({'tab' if delimiter == chr(9) else repr(delimiter)}"
+            "-separated file whose numbers all write the decimal point as ',')"
+        )
     first, refused = _rows(ds, header, data, delimiter)
     if not ds.rows:
         more = f"; … ({refused} rows refused)" if refused > FIRST_PROBLEMS else ""

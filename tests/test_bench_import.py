@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from model.bench_import import FORMATS, read_bench
 from model.errors import ScenarioError
+from model.importers import import_file
 from model.measurements import decode_text
 
 DATA = Path(__file__).resolve().parent / "data" / "bench"
@@ -375,6 +376,323 @@ def test_genai_perf_units_and_not_available():
     assert len(ps) == 2  # N/A is a statistic not given, not a problem
 
 
+# ------------------------------------------------ patterns seen in published real outputs
+# Each file in tests/data/bench below is short, hand-written with made-up values, and
+# reproduces one pattern a published output showed; the source is named above each test.
+
+
+# SGLang's bench_serving table: https://github.com/sgl-project/sglang/issues/8285 (Backend,
+# Max request concurrency, E2E Latency rows), https://github.com/sgl-project/sglang/issues/2805
+# ("Max reqeuest concurrency: not set", sglang 0.4.0), https://github.com/sgl-project/sglang/pull/14098
+# (--backend vllm, TPOT section), https://github.com/sgl-project/sglang/pull/12263 (P90/P99 E2E,
+# Max ITL), https://github.com/WILLIAM-qmul/SGLang-dLoRA (old "Total throughput (tok/s)").
+def test_sglang_stdout_two_tables():
+    ds = load("serve_stdout_sglang.txt")
+    check_clean(ds)
+    assert (ds.format, ds.kind) == ("sglang_bench_stdout", "serving")
+    first, second = ds.rows
+    assert first["backend"] == "sglang" and first["request_rate"] == 8.0
+    assert "max_concurrency" not in first  # "not set"
+    assert first["completed"] == 400 and first["duration"] == 52.0
+    assert first["total_token_throughput"] == 9846.15  # "Total throughput (tok/s)"
+    assert first["input_throughput"] == 7876.92 and first["output_throughput"] == 1969.23
+    assert first["mean_concurrency"] == 21.4
+    assert first["mean_e2el_ms"] == 2782.5 and first["median_e2el_ms"] == 2650.0
+    assert first["p95_itl_ms"] == 12.9 and first["max_itl_ms"] == 118.0
+    assert first["mean_input_tokens"] == 1024.0 and first["mean_output_tokens"] == 256.0
+    # python3 -m sglang.bench_serving … --random-input 1024 (argparse takes the prefix)
+    assert first["input_len"] == 1024 and first["output_len"] == 256
+    assert first["num_prompts"] == 400
+    f = ds.figures
+    assert f["runs"] == 2 and f["completed"] == 640 and f["max_concurrency"] == 64
+    assert f["duration"] == 80.0 and f["request_throughput"] == 8.0
+    assert f["total_token_throughput"] == 17408.0 and f["output_throughput"] == 1024.0
+    assert f["mean_e2el_ms"] == 7762.5 and f["median_e2el_ms"] == 7700.0
+    assert f["p90_e2el_ms"] == 9100.0 and f["p99_e2el_ms"] == 10400.0
+    assert f["mean_ttft_ms"] == 1510.25 and f["median_ttft_ms"] == 1420.0
+    assert f["p99_ttft_ms"] == 3900.5
+    assert f["mean_tpot_ms"] == 49.2 and f["median_tpot_ms"] == 48.75 and f["p99_tpot_ms"] == 60.1
+    assert f["mean_itl_ms"] == 49.3 and f["p99_itl_ms"] == 210.4 and f["max_itl_ms"] == 2950.0
+    assert f["mean_input_tokens"] == 2048.0 and f["mean_output_tokens"] == 128.0
+    c = ds.conditions
+    assert c["backend"] == "vllm" and c["request_rate"] == "inf" and c["max_concurrency"] == 64
+    assert c["input_len"] == 2048 and c["num_prompts"] == 640
+    assert not ds.problems
+
+
+# SGLang's --output-file JSONL with the script's text between runs, "request_rate": Infinity,
+# mean_e2e_latency_ms: https://github.com/sgl-project/sglang/issues/12389
+def test_sglang_jsonl_with_text_lines():
+    ds = load("sglang_runs.jsonl")
+    check_clean(ds)
+    assert (ds.format, ds.kind) == ("sglang_bench_jsonl", "serving")
+    first, second = ds.rows
+    assert first["request_rate"] == "inf" and first["max_concurrency"] == 16
+    assert first["completed"] == 128 and first["duration"] == 64.0
+    assert first["mean_e2el_ms"] == 7950.5 and first["p99_e2el_ms"] == 9020.75
+    assert first["std_e2el_ms"] == 410.25 and first["mean_concurrency"] == 15.9
+    assert "spec_decode_acceptance_length" not in first  # null
+    assert first["mean_input_tokens"] == 4096.0 and first["mean_output_tokens"] == 512.0
+    assert first["input_len"] == 4096 and first["output_len"] == 512
+    f = ds.figures
+    assert f["runs"] == 2 and f["completed"] == 256 and f["max_concurrency"] == 32
+    assert f["request_throughput"] == 3.2 and f["output_throughput"] == 1638.4
+    assert f["mean_ttft_ms"] == 1020.75 and f["median_ttft_ms"] == 990.0
+    assert f["p99_ttft_ms"] == 1650.5 and f["mean_tpot_ms"] == 17.36
+    assert f["p95_itl_ms"] == 22.0 and f["mean_e2el_ms"] == 9890.0
+    assert f["spec_decode_acceptance_length"] == 2.35
+    for key in ("mean_e2e_latency_ms", "total_output_tokens_retokenized", "concurrency"):
+        assert key not in f and key not in ds.conditions
+    assert not ds.problems  # the text lines between the runs are not problems
+
+
+# A table whose line breaks were lost (an issue scraped into one paragraph), cut short at the
+# end: https://github.com/vllm-project/vllm/issues/35625 as mirrored in a wiki page
+def test_flattened_table_on_one_line():
+    text = (DATA / "serve_stdout_flattened.txt").read_text()
+    assert text.count("\n") == 1
+    ds = read_bench(text, "scraped.md")
+    check_clean(ds)
+    assert ds.format == "vllm_bench_stdout" and len(ds.rows) == 1
+    f = ds.figures
+    assert f["completed"] == 500 and f["failed"] == 0 and f["max_concurrency"] == 50
+    assert f["duration"] == 40.0 and f["request_throughput"] == 12.5
+    assert f["output_throughput"] == 1600.0 and f["total_token_throughput"] == 8000.0
+    assert f["max_output_tokens_per_s"] == 1900.0 and f["max_concurrent_requests"] == 62
+    assert f["mean_ttft_ms"] == 310.5 and f["median_ttft_ms"] == 150.25
+    assert f["p99_ttft_ms"] == 2400.75 and f["p99_tpot_ms"] == 35.4
+    assert f["mean_input_tokens"] == 512.0 and f["mean_output_tokens"] == 128.0
+    assert "mean_itl_ms" not in f
+    assert problems(ds) == ["line 1, Mean ITL (ms): '4...' is not a number"]
+
+
+# Lines with something in front: a container name from `docker compose logs` (the prefix as in
+# https://github.com/eugr/spark-vllm-docker/pull/200), time stamps from `kubectl logs
+# --timestamps`, '# ' (https://github.com/yiliu30/vllm-fork/blob/main/scripts/pp_local_test_res.sh)
+def test_lines_with_log_prefixes():
+    ds = load("serve_stdout_prefixed.log")
+    check_clean(ds)
+    assert ds.format == "vllm_bench_stdout"
+    first, second = ds.rows
+    assert first["model"] == "Qwen/Qwen3-8B" and first["num_prompts"] == 160
+    assert first["max_concurrency"] == 16 and first["request_rate"] == "inf"
+    assert first["completed"] == 160 and first["failed"] == 0 and first["duration"] == 20.0
+    assert first["total_token_throughput"] == 5120.0 and first["output_throughput"] == 1024.0
+    assert first["mean_ttft_ms"] == 62.4 and first["p99_ttft_ms"] == 140.0
+    assert first["median_tpot_ms"] == 14.8 and first["mean_input_tokens"] == 512.0
+    assert second["max_concurrency"] == 64 and second["completed"] == 640
+    assert second["duration"] == 40.0 and second["request_throughput"] == 16.0
+    assert second["mean_ttft_ms"] == 210.0 and second["median_ttft_ms"] == 190.5
+    assert second["p99_ttft_ms"] == 650.0
+    assert ds.figures["max_concurrency"] == 64 and ds.figures["runs"] == 2
+    assert not ds.problems
+    text = "".join("# " + line for line in (DATA / "serve_stdout_legacy.txt").open())
+    assert read_bench(text, "x.sh").figures == load("serve_stdout_legacy.txt").figures
+
+
+# A paste without the banner (https://github.com/eugr/spark-vllm-docker/pull/271), with the
+# speculative-decoding section vLLM prints (rows of vllm/benchmarks/serve.py; seen in
+# https://github.com/vllm-project/vllm/issues/33497)
+def test_table_without_banner_and_spec_decode_rows():
+    ds = load("serve_stdout_bannerless.md")
+    check_clean(ds)
+    assert ds.format == "vllm_bench_stdout" and len(ds.rows) == 1
+    f = ds.figures
+    assert f["completed"] == 40 and f["failed"] == 0 and f["duration"] == 200.0
+    assert f["request_throughput"] == 0.2 and f["output_throughput"] == 102.4
+    assert f["total_token_throughput"] == 512.0 and f["max_concurrent_requests"] == 40
+    assert f["mean_ttft_ms"] == 3200.5 and f["p99_ttft_ms"] == 5100.25
+    assert f["mean_tpot_ms"] == 310.2 and f["p99_tpot_ms"] == 330.75
+    assert f["spec_decode_acceptance_rate"] == 68.5
+    assert f["spec_decode_acceptance_length"] == 3.06
+    assert (f["spec_decode_num_drafts"], f["spec_decode_draft_tokens"]) == (6700, 20100)
+    assert f["spec_decode_accepted_tokens"] == 13768
+    assert f["mean_input_tokens"] == 2048.0 and f["mean_output_tokens"] == 512.0
+    assert ds.conditions["request_rate"] == 4.0
+    assert not ds.problems
+
+
+# Markdown: a before/after table with two value columns (the comparison vLLM PRs post, e.g.
+# https://github.com/vllm-project/vllm/pull/25735, as a table), and the banner table pasted as
+# a quoted markdown table
+def test_markdown_tables():
+    ds = load("serve_markdown.md")
+    check_clean(ds)
+    main, pr = ds.rows
+    assert main["label"] == "main" and pr["label"] == "this PR"
+    assert main["completed"] == 100 and main["duration"] == 96.44
+    assert main["output_throughput"] == 1014.26 and main["mean_ttft_ms"] == 313.28
+    assert main["median_ttft_ms"] == 287.0 and main["p99_ttft_ms"] == 534.92
+    assert main["mean_tpot_ms"] == 9.15
+    assert pr["duration"] == 88.2 and pr["output_throughput"] == 1108.98
+    assert pr["mean_ttft_ms"] == 290.1 and pr["p99_ttft_ms"] == 498.0 and pr["mean_tpot_ms"] == 8.4
+    assert ds.figures["runs"] == 2 and not ds.problems
+
+    ds = load("serve_stdout_piped.md")
+    check_clean(ds)
+    f = ds.figures
+    assert f["completed"] == 100 and f["max_concurrency"] == 10 and f["duration"] == 96.44
+    assert f["mean_ttft_ms"] == 313.28 and f["p99_ttft_ms"] == 534.92
+    assert f["mean_input_tokens"] == approx(2043.57) and not ds.problems
+
+
+# GenAI-Perf's console table: wrapped label, thousands separators, N/A, the command and the
+# artifacts path around it: https://github.com/triton-inference-server/perf_analyzer/blob/main/genai-perf/docs/dynamo.md
+# (older lower-case labels: genai-perf/docs/goodput_tutorial.md; times in ns and "Num output
+# token": https://github.com/triton-inference-server/perf_analyzer/issues/437)
+def test_genai_perf_console_table():
+    ds = load("genai_perf_console.txt")
+    check_clean(ds)
+    assert (ds.format, ds.kind) == ("genai_perf_console", "serving")
+    f = ds.figures
+    assert f["mean_ttft_ms"] == 48.2 and f["p99_ttft_ms"] == 92.4 and f["p75_ttft_ms"] == 55.3
+    assert f["mean_ttst_ms"] == 12.1
+    assert f["mean_e2el_ms"] == 1580.4 and f["p99_e2el_ms"] == 1710.3 and f["min_e2el_ms"] == 1490.0
+    assert f["mean_itl_ms"] == 12.05 and f["p90_itl_ms"] == 12.5
+    assert f["output_throughput_per_user"] == 83.0  # its label is on two lines
+    assert f["p99_output_throughput_per_user"] == 86.0
+    assert f["mean_input_tokens"] == 512.0 and f["mean_output_tokens"] == 128.0
+    assert f["output_throughput"] == 1295.6 and f["request_throughput"] == 10.12
+    assert f["completed"] == 160 and f["max_concurrency"] == 16
+    assert not any("tpot" in k for k in f)
+    assert ds.conditions["model"] == "Qwen/Qwen3-8B" and ds.conditions["max_concurrency"] == 16
+    assert not ds.problems
+    old = (
+        "┃            Statistic ┃           avg ┃           min ┃           max ┃           p99 ┃\n"
+        "│ Request latency (ns) │ 4,110,623,430 │ 2,272,022,940 │ 5,252,536,691 │ 5,217,352,175 │\n"
+        "│     Num output token │           331 │           189 │           414 │           412 │\n"
+        "│ Inter token latency (ms) │ 11.… │ 10.… │ 12.… │ 11.… │\n"
+    )
+    ds = read_bench(old, "console.txt")
+    assert ds.figures["mean_e2el_ms"] == 4110.62343 and ds.figures["max_e2el_ms"] == 5252.536691
+    assert ds.figures["mean_output_tokens"] == 331.0 and "mean_itl_ms" not in ds.figures
+    assert problems(ds)[0] == "line 4, Inter token latency (ms) avg: '11.…': cut by the terminal"
+
+
+# AIPerf's console table: labels wrapped over two or three lines, '-' cells, the CLI command
+# wrapped, "Benchmark Duration: X sec":
+# https://github.com/ai-dynamo/aiperf/blob/main/docs/tutorials/custom-dataset.md
+def test_aiperf_console_table():
+    ds = load("aiperf_console.txt")
+    check_clean(ds)
+    assert ds.format == "aiperf_console"
+    f = ds.figures
+    assert f["mean_ttft_ms"] == 25.4 and f["median_ttft_ms"] == 20.5 and f["std_ttft_ms"] == 11.3
+    assert f["p99_ttft_ms"] == 60.2
+    assert f["mean_e2el_ms"] == 3120.0 and f["median_e2el_ms"] == 2650.0
+    assert f["p99_e2el_ms"] == 6700.25
+    assert f["mean_itl_ms"] == 3.7 and f["median_itl_ms"] == 3.68
+    assert f["mean_output_tokens"] == 840.0 and f["mean_input_tokens"] == 120.0
+    assert f["output_throughput"] == 538.46 and f["request_throughput"] == 0.64
+    assert f["completed"] == 20 and f["duration"] == 31.25 and f["max_concurrency"] == 4
+    assert ds.conditions["model"] == "Qwen/Qwen3-0.6B"
+    assert not ds.problems
+
+
+# AIPerf's profile_export_aiperf.csv: p1…p99 and std columns, "Benchmark Duration (sec)",
+# "Request Count" without a unit, the GPU block "Endpoint,GPU_Index,…":
+# https://github.com/ai-dynamo/aiperf/blob/main/docs/tutorials/working-with-profile-exports.md
+def test_aiperf_csv_with_p1_p5_p10_and_std():
+    ds = load("profile_export_aiperf.csv")
+    check_clean(ds)
+    assert ds.format == "genai_perf_csv"
+    f = ds.figures
+    assert f["mean_e2el_ms"] == 4210.5 and f["median_e2el_ms"] == 4100.0
+    assert (f["p1_e2el_ms"], f["p5_e2el_ms"], f["p10_e2el_ms"]) == (3150.0, 3300.0, 3420.0)
+    assert f["p99_e2el_ms"] == 6000.0 and f["std_e2el_ms"] == 620.4
+    assert (
+        f["mean_ttft_ms"] == 410.2 and f["median_ttft_ms"] == 380.0 and f["p99_ttft_ms"] == 1150.0
+    )
+    assert f["mean_itl_ms"] == 29.8 and f["p99_itl_ms"] == 33.3
+    assert f["mean_input_tokens"] == 1024.0 and f["mean_output_tokens"] == 128.0
+    assert f["duration"] == 52.5 and f["request_throughput"] == 3.81
+    assert f["completed"] == 200 and f["output_throughput"] == 487.62
+    assert not any("gpu" in k or "power" in k for k in f)
+    assert not ds.problems
+
+
+# A GenAI-Perf CSV opened and saved again by Excel in a locale with a decimal comma: ';'
+# between cells, "1.146,31" (the thousands grouped by '.'); values of the real file
+# shared/fixtures/bench_formats/07 (https://github.com/NVIDIA/cloudai/blob/main/doc/ai_dynamo.md)
+def test_genai_perf_csv_saved_by_excel_with_decimal_commas():
+    ds = load("genai_perf_excel_semicolon.csv")
+    check_clean(ds)
+    assert ds.format == "genai_perf_csv"
+    f = ds.figures
+    assert f["mean_ttft_ms"] == 1146.31 and f["median_ttft_ms"] == 640.07
+    assert f["max_ttft_ms"] == 3485.23 and f["p99_e2el_ms"] == 9436.13
+    assert f["mean_e2el_ms"] == 6406.2 and f["mean_output_tokens"] == 174.45
+    assert f["output_throughput"] == 261.25 and f["request_throughput"] == 1.5
+    assert f["completed"] == 40 and ds.extra["converted"] and not ds.problems
+
+
+def test_json_array_of_results():
+    ds = load("serve_results_array.json")
+    check_clean(ds)
+    assert ds.format == "vllm_bench_json"
+    first, second = ds.rows
+    assert first["max_concurrency"] == 4 and first["completed"] == 40
+    assert first["duration"] == 10.0 and first["request_throughput"] == 4.0
+    assert first["mean_ttft_ms"] == 40.0 and first["mean_input_tokens"] == 512.0
+    assert second["max_concurrency"] == 16 and second["mean_ttft_ms"] == 85.5
+    assert ds.figures["runs"] == 2 and ds.figures["completed"] == 160
+    assert ds.conditions["model"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert problems(ds) == ["item 3: not a benchmark result object"]
+    ds = read_bench('[{"completed": 3}]', "a.json")
+    assert ds.figures == {"completed": 3, "runs": 1}
+    gp = (DATA / "genai_perf.json").read_text()
+    ds = read_bench(f"[{gp}, {gp}]", "sweep.json")
+    assert ds.format == "genai_perf_json" and len(ds.rows) == 2
+    assert ds.rows[1]["mean_e2el_ms"] == 1520.75
+
+
+# ---------------------------------------------------------- through `whatif import`'s reader
+
+
+def imported(name: str, text: str):
+    return import_file(name, text.encode())
+
+
+def test_every_data_file_imports_without_a_traceback():
+    for path in sorted(DATA.iterdir()):
+        data = path.read_bytes()
+        for cut in (len(data), len(data) // 2, len(data) // 3):
+            try:
+                ds = import_file(path.name, data[:cut])
+            except ScenarioError as exc:
+                assert exc.key == path.name and exc.message
+                continue
+            assert ds.figures or ds.rows
+
+
+def test_hostile_files_get_a_result_or_a_message_naming_them():
+    ds = imported("decode.tsv", "batch\tstep_ms\n1\t20.5\n2\t21.0\n")
+    assert ds.format == "decode_csv" and [r["step_ms"] for r in ds.rows] == [20.5, 21.0]
+    ds = imported("excel.csv", "sep=;\nbatch;tokens_per_s\n1;45,5\n2;88,25\n")
+    assert ds.format == "decode_csv" and [r["tokens_per_s"] for r in ds.rows] == [45.5, 88.25]
+    with pytest.raises(ScenarioError) as err:
+        imported("tpot.csv", "Batch Size,TPOT (ms)\n1,20.5\n2,21.0\n")
+    assert err.value.key == "tpot.csv"
+    assert "step_ms" in err.value.message and "tokens_per_s" in err.value.message
+    assert "accepted decode columns" in err.value.message
+    with pytest.raises(ScenarioError) as err:
+        imported("list.json", '[1, "a", {"b": 2}]')
+    assert err.value.key == "list.json" and "accepted JSON" in err.value.message
+    line = json.dumps({"completed": 10, "mean_ttft_ms": 1.5, "ttfts": [0.1] * 2000})
+    with pytest.raises(ScenarioError) as err:
+        import_file("big.jsonl", ((line + "\n") * (5_000_000 // len(line) + 2)).encode())
+    assert err.value.key == "big.jsonl" and "larger than 5 MB" in err.value.message
+
+
+def test_a_jsonl_just_under_the_size_limit_is_read_quickly():
+    line = json.dumps({**json.loads((DATA / "serve_new.json").read_text()), "ttfts": [0.1] * 400})
+    text = (line + "\n") * (4_900_000 // (len(line) + 1))
+    start = time.perf_counter()
+    ds = imported("runs.jsonl", text)
+    assert time.perf_counter() - start < 5.0
+    assert ds.format == "vllm_bench_jsonl" and ds.figures["runs"] == len(ds.rows) > 100
+
+
 # ------------------------------------------------------------------------- the real files
 
 
@@ -486,7 +804,7 @@ def test_real_08_genai_perf_csv():
     [
         '{"a": 1}',
         "[1, 2, 3]",
-        '[{"completed": 3}]',
+        '[{"a": 1}, 2, "x"]',
         "42",
         '"text"',
         "null",

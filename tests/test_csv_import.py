@@ -352,6 +352,22 @@ def test_decimal_comma_in_a_semicolon_file_is_refused_as_ambiguous():
     assert len(ds.problems) == 2
 
 
+def test_excel_decimal_comma_file_is_read_and_says_so():
+    # what Excel saves in a locale with a decimal comma: a sep= line, ';', "1.031,5" with a
+    # point grouping thousands (hand: 21,4 → 21.4, 22,95 → 22.95, 1.031,5 → 1031.5)
+    ds = read("decode_excel_comma.csv")
+    assert [(r["batch"], r["step_ms"], r["cuda_graphs"]) for r in ds.rows] == [
+        (1, 21.4, "piecewise"),
+        (8, 22.95, "piecewise"),
+        (64, 1031.5, "none"),
+    ]
+    assert any("decimal comma" in c for c in ds.extra["converted"]) and not ds.problems
+    ds = read_csv('batch\tstep_ms\n1\t"21,4"\n2\t22\n', "t.tsv")  # tabs, a quoted cell
+    assert [r["step_ms"] for r in ds.rows] == [21.4, 22.0]
+    ds = read_csv("batch,step_ms\n1,21.4\n", "c.csv")  # a comma-separated file: untouched
+    assert "converted" not in ds.extra
+
+
 def test_duplicate_rows_kept_once_repeats_kept():
     ds = read_csv("batch,step_ms\n8,22.9\n8,23.4\n8.0,22.90\n1,21.4\n8,22.9\n", "d.csv")
     assert [(r["batch"], r["step_ms"]) for r in ds.rows] == [(8, 22.9), (8, 23.4), (1, 21.4)]
