@@ -163,8 +163,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from model.errors import ScenarioError
-from model.measurements import MAX_ROWS, Dataset
+from model.measurements import Dataset
 from model.measurements import number as _measurements_number
+
+#: benchmark runs read from one file (a run is a whole result; more would only cost time
+#: while the server holds the interpreter: 100 000 one-line runs took ~6 s to read)
+MAX_RUNS = 2000
 
 #: every ``Dataset.format`` this module returns
 FORMATS = (
@@ -691,8 +695,8 @@ def _vllm_json_list(name: str, items: list) -> Dataset | None:
     runs: list[_Run] = []
     kinds: set[str] = set()
     for i, obj in enumerate(items, 1):
-        if len(runs) >= MAX_ROWS:
-            ds.problem(f"item {i}", f"more than {MAX_ROWS} runs; the rest is not read")
+        if len(runs) >= MAX_RUNS:
+            ds.problem(f"item {i}", f"more than {MAX_RUNS} runs; the rest is not read")
             break
         if isinstance(obj, dict) and _is_gp_json(obj):
             try:
@@ -764,8 +768,8 @@ def _vllm_jsonl(name: str, text: str) -> Dataset | None:
         if not isinstance(obj, dict) or not _is_vllm(obj):
             notes.append((n, "not a vLLM or SGLang benchmark result object"))
             continue
-        if len(runs) >= MAX_ROWS:
-            notes.append((n, f"more than {MAX_ROWS} runs; the rest is not read"))
+        if len(runs) >= MAX_RUNS:
+            notes.append((n, f"more than {MAX_RUNS} runs; the rest is not read"))
             notes = [(m, why) for m, why in notes if m <= n]
             break
         run = _vllm_object(ds, obj, f"line {n}, ")
@@ -1001,8 +1005,8 @@ def _serving_stdout(name: str, text: str, bannerless: bool = False) -> Dataset:
 
     def new_run(n: int) -> _Run | None:
         nonlocal pending, in_table
-        if len(runs) >= MAX_ROWS:
-            ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
+        if len(runs) >= MAX_RUNS:
+            ds.problem(f"line {n}", f"more than {MAX_RUNS} tables; the rest is not read")
             return None
         r = _Run("serving", line=n, conditions=pending)
         runs.append(r)
@@ -1025,7 +1029,7 @@ def _serving_stdout(name: str, text: str, bannerless: bool = False) -> Dataset:
                 if cut >= 0:
                     rest, in_table = rest[:cut], False
                 _table_rows(ds, run, n, rest)
-            if len(runs) >= MAX_ROWS and run is None:
+            if len(runs) >= MAX_RUNS and run is None:
                 break
             continue
         s = line.strip()
@@ -1154,8 +1158,8 @@ def _lat_thr_stdout(name: str, text: str) -> Dataset:
     for n, line in _logical_lines(text):
         if not any(word in line for word in _LAT_THR_WORDS):
             continue  # most lines of a log: no need to try every pattern
-        if len(runs) > MAX_ROWS:
-            ds.problem(f"line {n}", f"more than {MAX_ROWS} runs; the rest is not read")
+        if len(runs) > MAX_RUNS:
+            ds.problem(f"line {n}", f"more than {MAX_RUNS} runs; the rest is not read")
             break
         cmd = _command(ds, f"line {n}", line)
         if cmd is not None:
@@ -1537,8 +1541,8 @@ def _genai_console(name: str, text: str) -> Dataset:
             cells = [c.strip() for c in line.split("┃")[1:-1]]
             if cells and cells[0].lower() in ("statistic", "metric"):
                 flush()
-                if len(runs) >= MAX_ROWS:
-                    ds.problem(f"line {n}", f"more than {MAX_ROWS} tables; the rest is not read")
+                if len(runs) >= MAX_RUNS:
+                    ds.problem(f"line {n}", f"more than {MAX_RUNS} tables; the rest is not read")
                     break
                 run = _Run("serving", line=n)
                 runs.append(run)

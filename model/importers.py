@@ -26,7 +26,8 @@ ACCEPTED = (
     "our CSVs (decode sweep, launch micro-benchmark, cold-start items, request latency, "
     "capture-kit bandwidth and host-to-device), vLLM start-up logs, vLLM benchmark results "
     "(vllm bench serve / benchmark_serving.py JSON, JSONL or stdout table; vllm bench latency "
-    "and throughput stdout or JSON) and GenAI-Perf profile_export_genai_perf.csv / .json"
+    "and throughput stdout or JSON), SGLang bench_serving (table, JSON, JSONL), GenAI-Perf "
+    "profile_export_genai_perf.csv / .json and GenAI-Perf or AIPerf console tables"
 )
 
 
