@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("eval", help="evaluate a scenario")
     scenario_args(ev)
     ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="replay a request trace (plain arrival_s, Azure or BurstGPT CSV) for economics",
+    )
     url = sub.add_parser("url", help="print the share URL of a scenario")
     scenario_args(url)
     url.add_argument("--page", default="roofline", choices=list(codecs.PAGES))
@@ -201,7 +206,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "yaml":
             print(codecs.to_yaml(scenario), end="")
         else:
-            result = strict_figures(evaluate(scenario))
+            trace = None
+            if args.trace:
+                from model.traces import read_trace_file  # only when a trace is replayed
+
+                trace = read_trace_file(args.trace)
+            result = strict_figures(evaluate(scenario, trace))
             if args.json:
                 print(json.dumps(result, indent=2, allow_nan=False))
             else:

@@ -21,6 +21,7 @@ from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: th
     peaks,
     sweep,
 )
+from model.economics import economics
 from model.engines import ENGINE_KNOBS
 from model.knobs import knobs
 from model.memory import memory_figures  # noqa: F401 - part of this module's API
@@ -29,8 +30,10 @@ from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import GB, GIB, MS, TERA, US
 
 
-def evaluate(s: Scenario) -> dict:
-    """The figures of the scenario's own batch, in the sections of ``whatif eval --json``."""
+def evaluate(s: Scenario, trace=None) -> dict:
+    """The figures of the scenario's own batch, in the sections of ``whatif eval --json``; the
+    ``economics`` section replays ``trace`` (:class:`model.traces.Trace`) when one is given,
+    else the scenario's traffic profile."""
     s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
@@ -69,6 +72,7 @@ def evaluate(s: Scenario) -> dict:
         "memory": memory_figures(s),
         "cold_start": cold_start(s),
         "request": request_figures(s),
+        "economics": economics(s, trace),
     }
 
 
@@ -97,6 +101,8 @@ NULL_REASONS = {
     "scenario": "no named base scenario: the built-in defaults",
     "cold_start.wake_s": "sleep_level is 0: the server does not sleep, so there is no wake",
     "cold_start.wake_speedup": "sleep_level is 0: no wake to compare with the cold start",
+    "economics.break_even_cold_start_s": "scaling to zero pays even with an hour-long cold "
+    "start: there is no break-even within an hour",
 }
 
 

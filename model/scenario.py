@@ -271,6 +271,36 @@ class Scenario(BaseModel):
     )
     sleep_level: Literal[0, 1, 2] = 0
     gpu_hour_usd: float | None = Field(None, ge=0, le=1000, description="[USD/GPU-hour]")
+    # ---- scale to zero (SPEC 4.4)
+    traffic: str = Field(
+        "business-hours",
+        pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$",
+        description="traffic profile id (presets/traffic.yaml)",
+    )
+    rate_scale: float = Field(
+        1.0,
+        ge=1e-6,
+        le=1e6,
+        description="multiplies the arrival rate (a trace's time axis is compressed or stretched)",
+    )
+    idle_timeout_s: float = Field(
+        300.0, ge=1, le=86400, description="a replica stops after this long without requests [s]"
+    )
+    warm_replicas: int | None = Field(
+        None, ge=1, le=1000, description="the warm floor (auto: what the peak hour needs)"
+    )
+    prewarm_hours: str = Field(
+        "8-18",
+        max_length=100,
+        description="hours of the day kept warm by the pre-warm strategy, e.g. 8-18 or 7-12,13-19",
+    )
+    sla_s: float = Field(10.0, ge=0, le=86400, description="start-up wait a request tolerates [s]")
+    sla_penalty_usd: float = Field(
+        0.05, ge=0, le=1e6, description="cost of one request that waits longer than sla_s [USD]"
+    )
+    shared_while_asleep: float = Field(
+        0.0, ge=0, le=1, description="share of an asleep replica's GPU time billed to another model"
+    )
     calibrated: list[CalibratedKey] | None = Field(
         None,
         max_length=len(CALIBRATED_KEYS),
@@ -294,6 +324,22 @@ class Scenario(BaseModel):
             return None
         if isinstance(value, list):
             return list(dict.fromkeys(value))  # a key listed twice is listed once
+        return value
+
+    @field_validator("prewarm_hours")
+    @classmethod
+    def _hour_ranges(cls, value: str) -> str:
+        parse_hour_ranges(value)  # raises with what is accepted
+        return value.replace(" ", "")
+
+    @field_validator("traffic")
+    @classmethod
+    def _traffic_known(cls, value: str) -> str:
+        from model.traffic import traffic_profiles  # presets: read on first use, not at import
+
+        known = traffic_profiles()
+        if value not in known:
+            raise ValueError(f"unknown traffic profile {value!r}; accepted: {', '.join(known)}")
         return value
 
     @field_validator("capture_sizes")
@@ -458,6 +504,26 @@ class Scenario(BaseModel):
     def price_per_gpu_hour_usd(self) -> float:
         """The scenario's price, or the hardware preset's when unset."""
         return self.hardware.gpu_hour_usd if self.gpu_hour_usd is None else self.gpu_hour_usd
+
+
+def parse_hour_ranges(text: str) -> list[tuple[int, int]]:
+    """``8-18`` or ``7-12,13-19`` as [(start, end)] hours of the day, end exclusive; ``22-6``
+    wraps midnight; an empty text or ``none`` is no hours. Raises ValueError saying what is
+    accepted."""
+    out: list[tuple[int, int]] = []
+    text = (text or "").replace(" ", "")
+    if text.lower() in ("", "none"):
+        return out
+    for part in text.split(","):
+        m = re.fullmatch(r"(\d{1,2})-(\d{1,2})", part)
+        if not m or not (0 <= int(m[1]) <= 23 and 1 <= int(m[2]) <= 24) or int(m[1]) == int(m[2]):
+            raise ValueError(
+                f"{part!r} is not an hour range; accepted: start-end hours of the day such as "
+                "8-18 (end exclusive, 0-24), several separated by commas (7-12,13-19), 22-6 "
+                "across midnight, or none"
+            )
+        out.append((int(m[1]), int(m[2])))
+    return out
 
 
 #: Scenario fields that name a preset or hold a nested spec (not plain values).

@@ -179,3 +179,42 @@ def cold_start_formulas() -> None:
             "Mode; start-up logs in the project's fixtures. Every preset value cites its "
             "source in `presets/cold_start.yaml`."
         )
+
+
+def economics_formulas() -> None:
+    box = st.expander("Formulas and sources", key="x_formulas_economics", on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        st.markdown(
+            "**Poisson arrivals per hour of day** (traffic profiles; rate λ, idle timeout T, "
+            "cold start C), per unit of time:"
+        )
+        st.latex(
+            r"\text{starts} = \lambda e^{-\lambda T},\quad "
+            r"\text{up} = \min\!\big(1,\ (1-e^{-\lambda T}) + \lambda e^{-\lambda T} C\big),\quad "
+            r"\text{delayed} \approx \lambda e^{-\lambda T}(1+\lambda C)"
+        )
+        st.markdown(
+            "At an hour boundary the replica is down with probability e^(−λ_prev·T) rather than "
+            "e^(−λT); the first request of a busier hour pays the difference as extra starts "
+            "(the start after a quiet night). The model ignores service time and queueing for "
+            "capacity: it is exact when λ × (service time) ≪ 1. Replicas beyond the first are "
+            "what each hour needs above one replica's capacity, paid alike by every strategy."
+        )
+        st.markdown(
+            "**Trace replay**: every request in order. A request keeps its replica busy for "
+            "TTFT + output tokens × TPOT; the idle timer starts when the last request in flight "
+            "finishes; a gap over T stops the replica; the next request waits C, as does every "
+            "request arriving while it starts."
+        )
+        st.latex(
+            r"\text{cost/day} = \text{GPU-hours}\times\text{price} + "
+            r"\text{SLA misses}\times\text{penalty}"
+        )
+        st.caption(
+            "Sources: the cold-start runbook's 'Scale to zero or keep warm?' section; Kleinrock, "
+            "Queueing Systems vol. 1 (1975), §2.4 for the Poisson gap probability. The cold "
+            "start, wake time and the replica's capacity come from the Cold start and Roofline "
+            "lenses for the same scenario."
+        )

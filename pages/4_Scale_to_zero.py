@@ -1,0 +1,92 @@
+"""Scale to zero lens: a day of traffic, warm replicas against scale to zero, pre-warm and sleep
+mode (SPEC 4.4)."""
+
+import streamlit as st
+
+from model.economics import STRATEGY_NAMES, economics_lens
+from ui import economics_charts as charts
+from ui import economics_view as view
+from ui.formulas import economics_formulas
+from ui.layout import assumption_line, downloads, lazy_tabs, scenario_caption
+from ui.sidebar import draw_sidebar, page_scenario
+
+st.set_page_config(page_title="Scale to zero · What-If Explorer", page_icon="💤", layout="wide")
+s = page_scenario("scale_to_zero", defer=True)
+tr = view.trace()
+lens = economics_lens(s, tr)
+fig, svc = lens["figures"], lens["service"]
+best, warm = fig["recommended"], fig["warm"]
+
+st.title("Scale to zero: warm replicas, scale to zero, pre-warm or sleep")
+source = f"trace {tr.name}" if tr is not None else f"traffic: {s.traffic}"
+scenario_caption(s, source, f"{fig['requests_per_day']:,.0f} requests/day", f"SLA {s.sla_s:g} s")
+
+c = st.columns(6)
+rec = fig[best]
+c[0].metric("Recommended", STRATEGY_NAMES[best], help="the lowest total (GPU time + SLA penalties)")
+c[1].metric(
+    "Total per day",
+    f"${rec['total_usd_per_day']:,.2f}",
+    delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm floor",
+    delta_color="inverse",
+)
+c[2].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
+c[3].metric("p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s")
+c[4].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
+be = fig["break_even_cold_start_s"]
+c[5].metric(
+    "Break-even cold start",
+    "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s"),
+    help="the cold start below which scaling to zero is cheaper than the warm floor; this "
+    f"scenario's is {svc.cold_s:,.0f} s (optimised {svc.cold_optimised_s:,.0f} s)",
+)
+st.caption(
+    f"Cold start {svc.cold_s:,.1f} s and optimised {svc.cold_optimised_s:,.1f} s (Cold start "
+    f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; one replica serves "
+    f"{svc.capacity_per_s:,.2f} requests/s (Roofline lens: TTFT {svc.ttft_s * 1000:,.0f} ms + "
+    f"output tokens × TPOT {svc.tpot_s * 1000:,.1f} ms at batch {s.batch})."
+)
+assumption_line(s)
+draw_sidebar()
+
+view.controls(s)
+view.trace_area()
+
+tabs = lazy_tabs(
+    ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"], key="t_economics"
+)
+if tabs[0].open:
+    with tabs[0]:
+        left, right = st.columns([2, 3])
+        left.plotly_chart(charts.strategies_figure(fig), width="stretch")
+        right.dataframe(view.strategy_table(fig), hide_index=True, width="stretch")
+        st.caption(
+            "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
+            "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "
+            "when troughs are long and the optimised cold start fits the tolerance."
+        )
+if tabs[1].open:
+    with tabs[1]:
+        st.plotly_chart(
+            charts.timeout_figure(
+                lens["timeout_sweep"], warm["total_usd_per_day"], s.idle_timeout_s
+            ),
+            width="stretch",
+        )
+if tabs[2].open:
+    with tabs[2]:
+        st.plotly_chart(charts.timeline_figure(lens["timeline"]), width="stretch")
+if tabs[3].open:
+    with tabs[3]:
+        st.plotly_chart(
+            charts.break_even_figure(
+                lens["break_even"], svc.cold_s, svc.cold_optimised_s, be if be else None
+            ),
+            width="stretch",
+        )
+if tabs[4].open:
+    with tabs[4]:
+        downloads(s, {"Strategies": view.strategy_table(fig)}, "scale-to-zero")
+
+with st.expander("Formulas and sources"):
+    economics_formulas()

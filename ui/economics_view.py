@@ -1,0 +1,210 @@
+"""The Scale to zero page's own controls (traffic, prices, SLA, strategies' keys), the trace
+kept in the session, and its layout pieces. Every key change rewrites the URL like the
+sidebar's widgets; the trace stays in this browser session."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from model.economics import STRATEGIES, STRATEGY_NAMES
+from model.errors import ScenarioError
+from model.scenario import Scenario
+from ui import state
+from ui.sidebar import _on_field, _sync
+from ui.text import md_escape
+
+TRACE = "_whatif_trace"
+TRACE_ERROR = "_whatif_trace_error"
+
+
+def trace():
+    """The trace uploaded in this session, or None."""
+    return st.session_state.get(TRACE)
+
+
+def _on_trace() -> None:
+    from model.traces import read_trace
+
+    st.session_state[TRACE_ERROR] = None
+    upload = st.session_state.get("w_trace_upload")
+    if upload is None:
+        return
+    try:
+        st.session_state[TRACE] = read_trace(upload.name, upload.getvalue())
+    except ScenarioError as exc:
+        st.session_state[TRACE_ERROR] = (upload.name, exc.message)
+
+
+def _drop_trace() -> None:
+    st.session_state[TRACE] = None
+    st.session_state[TRACE_ERROR] = None
+
+
+def controls(s: Scenario) -> None:
+    from model.traffic import traffic_profiles
+
+    profiles = traffic_profiles()
+    tr = trace()
+    c = st.columns([3, 2, 2, 2, 2])
+    c[0].selectbox(
+        "Traffic profile (`traffic`)",
+        list(profiles),
+        key=_sync("w_traffic", s.traffic),
+        format_func=lambda i: profiles[i].name,
+        on_change=_on_field,
+        args=("traffic",),
+        disabled=tr is not None,
+        help="A request rate per hour of day (Poisson within the hour). An uploaded trace "
+        "replaces it.",
+    )
+    c[1].number_input(
+        "Rate scale (`rate_scale`)",
+        min_value=1e-6,
+        max_value=1e6,
+        step=0.1,
+        format="%g",
+        key=_sync("w_rate_scale", s.rate_scale),
+        on_change=_on_field,
+        args=("rate_scale",),
+        help="Multiplies the arrival rate; on a trace it compresses (> 1) or stretches (< 1) "
+        "its time axis, keeping its shape.",
+    )
+    c[2].number_input(
+        "Idle timeout [s]",
+        min_value=1.0,
+        max_value=86400.0,
+        step=30.0,
+        key=_sync("w_idle_timeout_s", s.idle_timeout_s),
+        on_change=_on_field,
+        args=("idle_timeout_s",),
+        help="`idle_timeout_s`: a replica stops (or sleeps) after this long without requests "
+        "(1 s to a day).",
+    )
+    c[3].number_input(
+        "Start-up SLA [s]",
+        min_value=0.0,
+        max_value=86400.0,
+        step=1.0,
+        key=_sync("w_sla_s", s.sla_s),
+        on_change=_on_field,
+        args=("sla_s",),
+        help="`sla_s`: the wait for a start-up a request tolerates.",
+    )
+    c[4].number_input(
+        "Penalty per miss [USD]",
+        min_value=0.0,
+        max_value=1e6,
+        step=0.01,
+        format="%g",
+        key=_sync("w_sla_penalty_usd", s.sla_penalty_usd),
+        on_change=_on_field,
+        args=("sla_penalty_usd",),
+        help="`sla_penalty_usd`: what one request that waits longer than the SLA costs.",
+    )
+    with st.expander("Warm floor, pre-warm hours, sleep mode and price"):
+        d = st.columns(4)
+        d[0].number_input(
+            "Warm replicas",
+            min_value=1,
+            max_value=1000,
+            step=1,
+            value=None,
+            placeholder="auto (what the peak needs)",
+            key=_sync("w_warm_replicas", s.warm_replicas),
+            on_change=_on_field,
+            args=("warm_replicas",),
+            help="`warm_replicas`: the warm floor; empty = what the peak hour needs.",
+        )
+        d[1].text_input(
+            "Pre-warm hours",
+            key=_sync("w_prewarm_hours", s.prewarm_hours),
+            on_change=_on_field,
+            args=("prewarm_hours",),
+            help="`prewarm_hours`: hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, "
+            "22-6 across midnight, or none.",
+        )
+        d[2].number_input(
+            "Shared while asleep",
+            min_value=0.0,
+            max_value=1.0,
+            step=0.1,
+            key=_sync("w_shared_while_asleep", s.shared_while_asleep),
+            on_change=_on_field,
+            args=("shared_while_asleep",),
+            help="`shared_while_asleep`: share of an asleep replica's GPU time another model "
+            "pays for (0 = billed in full).",
+        )
+        d[3].number_input(
+            "Price [USD/GPU-hour]",
+            min_value=0.0,
+            max_value=1000.0,
+            step=0.1,
+            value=None,
+            placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",
+            key=_sync("w_gpu_hour_usd", s.raw.gpu_hour_usd),
+            on_change=_on_field,
+            args=("gpu_hour_usd",),
+            help="`gpu_hour_usd`; empty = the hardware preset's indicative price.",
+        )
+    state.adopt_browser_values()
+
+
+def trace_area() -> None:
+    from model.traces import trace_template
+
+    tr = trace()
+    with st.expander("Replay a request trace", expanded=tr is not None):
+        st.file_uploader(
+            "Trace CSV: plain `arrival_s[,input_tokens,output_tokens]`, the Azure LLM inference "
+            "trace, or BurstGPT (5 MB at most here; the CLI's `whatif eval --trace` takes more)",
+            key=state.watch_widget("w_trace_upload", None),
+            on_change=_on_trace,
+        )
+        a, b = st.columns(2)
+        a.download_button(
+            "Template (plain form)",
+            trace_template(),
+            file_name="whatif-trace-template.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
+        if tr is not None:
+            b.button("Drop the trace (back to the profile)", on_click=_drop_trace)
+            summary = tr.summary()
+            st.dataframe(
+                pd.DataFrame({"what": list(summary), "value": [str(v) for v in summary.values()]}),
+                hide_index=True,
+                width="stretch",
+            )
+            for note in tr.notices:
+                st.info(md_escape(note))
+            if tr.problems:
+                st.dataframe(
+                    pd.DataFrame([{"where": p.where, "why": p.message} for p in tr.problems]),
+                    hide_index=True,
+                    width="stretch",
+                )
+    err = st.session_state.get(TRACE_ERROR)
+    if err:
+        st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
+
+
+def strategy_table(fig: dict) -> pd.DataFrame:
+    rows = []
+    for k in STRATEGIES:
+        f = fig[k]
+        rows.append(
+            {
+                "strategy": STRATEGY_NAMES[k] + (" ◀" if k == fig["recommended"] else ""),
+                "GPU-hours/day": round(f["gpu_hours_per_day"], 2),
+                "GPU USD/day": round(f["cost_usd_per_day"], 2),
+                "cold starts/day": round(f["cold_starts_per_day"], 2),
+                "delayed/day": round(f["delayed_requests_per_day"], 2),
+                "p99 wait [s]": round(f["p99_wait_s"], 2),
+                "worst wait [s]": round(f["worst_wait_s"], 2),
+                "SLA misses/day": round(f["sla_misses_per_day"], 2),
+                "total USD/day": round(f["total_usd_per_day"], 2),
+            }
+        )
+    return pd.DataFrame(rows)
