@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from model.economics import STRATEGY_NAMES
 from model.evaluate import summary
 from ui.layout import (
     assumption_line,
@@ -98,3 +99,29 @@ c[4].metric(
     help="overlapping loader, warm compile cache, bounded capture, lean environment",
 )
 st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":material/ac_unit:")
+
+st.subheader("Scale to zero")
+eco = figures["economics"]
+pick = eco["recommended"]
+c = st.columns(5)
+c[0].metric("Recommended", STRATEGY_NAMES[pick].replace(", optimised start", " (opt.)"))
+c[1].metric(
+    "Total per day",
+    f"${eco[pick]['total_usd_per_day']:,.2f}",
+    delta=f"{eco[pick]['total_usd_per_day'] - eco['warm']['total_usd_per_day']:+,.2f} vs warm",
+    delta_color="inverse",
+)
+c[2].metric("Cold starts / day", f"{eco[pick]['cold_starts_per_day']:,.1f}")
+c[3].metric("SLA misses / day", f"{eco[pick]['sla_misses_per_day']:,.1f}")
+be = eco["break_even_cold_start_s"]
+c[4].metric(
+    "Break-even cold start",
+    "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s"),
+)
+st.caption(
+    f"Traffic profile {s.traffic} × {s.rate_scale:g} ({eco['requests_per_day']:,.0f} requests a "
+    f"day), idle timeout {s.idle_timeout_s:g} s, start-up SLA {s.sla_s:g} s."
+)
+st.page_link(
+    "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
+)

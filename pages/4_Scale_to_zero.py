@@ -21,20 +21,23 @@ st.title("Scale to zero: warm replicas, scale to zero, pre-warm or sleep")
 source = f"trace {tr.name}" if tr is not None else f"traffic: {s.traffic}"
 scenario_caption(s, source, f"{fig['requests_per_day']:,.0f} requests/day", f"SLA {s.sla_s:g} s")
 
-c = st.columns(6)
 rec = fig[best]
-c[0].metric("Recommended", STRATEGY_NAMES[best], help="the lowest total (GPU time + SLA penalties)")
-c[1].metric(
+st.markdown(
+    f"**Recommended: {STRATEGY_NAMES[best]}** — the lowest total of GPU time and SLA penalties "
+    "for this traffic; its figures below, against the warm floor."
+)
+c = st.columns(5)
+c[0].metric(
     "Total per day",
     f"${rec['total_usd_per_day']:,.2f}",
-    delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm floor",
+    delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
     delta_color="inverse",
 )
-c[2].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
-c[3].metric("p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s")
-c[4].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
+c[1].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
+c[2].metric("p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s")
+c[3].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
 be = fig["break_even_cold_start_s"]
-c[5].metric(
+c[4].metric(
     "Break-even cold start",
     "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s"),
     help="the cold start below which scaling to zero is cheaper than the warm floor; this "
@@ -57,9 +60,8 @@ tabs = lazy_tabs(
 )
 if tabs[0].open:
     with tabs[0]:
-        left, right = st.columns([2, 3])
-        left.plotly_chart(charts.strategies_figure(fig), width="stretch")
-        right.dataframe(view.strategy_table(fig), hide_index=True, width="stretch")
+        st.plotly_chart(charts.strategies_figure(fig), width="stretch")
+        st.dataframe(view.strategy_table(fig), hide_index=True, width="stretch")
         st.caption(
             "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
             "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "
