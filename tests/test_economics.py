@@ -165,3 +165,26 @@ def test_replaying_a_trace_through_the_cli_counts_what_a_hand_count_gives(tmp_pa
     # 5000 s, so 2 × 86400 / 5000 per day
     assert e["scale_to_zero"]["cold_starts_per_day"] == pytest.approx(2 * 86400 / 5000)
     assert e["scale_to_zero"]["worst_wait_s"] == pytest.approx(e["cold_start_s"])
+
+
+@pytest.mark.parametrize("name", ["azure_midnight.csv", "burstgpt.csv", "burstgpt_sessions.csv"])
+def test_every_trace_format_replays_through_the_cli(name, capsys):
+    import json
+    from pathlib import Path
+
+    from model.cli import main
+
+    path = Path(__file__).resolve().parent / "data" / "traces" / name
+    assert main(["eval", "--trace", str(path), "--json"]) == 0
+    e = json.loads(capsys.readouterr().out)["economics"]
+    assert e["trace"]["requests"] > 0 and e["recommended"]
+
+
+def test_a_bad_trace_is_one_line_and_status_2(tmp_path, capsys):
+    from model.cli import main
+
+    f = tmp_path / "bad.csv"
+    f.write_text("when,what\n1,2\n")
+    assert main(["eval", "--trace", str(f), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and len(err.strip().splitlines()) == 1

@@ -36,6 +36,19 @@ def _on_trace() -> None:
         st.session_state[TRACE_ERROR] = (upload.name, exc.message)
 
 
+def _on_traffic() -> None:
+    """A traffic profile comes with its request size: picking one sets the prompt and output
+    tokens to its means (editable in the sidebar afterwards)."""
+    from model.traffic import traffic_profiles
+
+    pid = st.session_state["w_traffic"]
+    p = traffic_profiles().get(pid)
+    pairs = [("traffic", pid)]
+    if p is not None:
+        pairs += [("prompt_tokens", str(p.prompt_tokens)), ("output_tokens", str(p.output_tokens))]
+    state.apply_change(pairs)
+
+
 def _drop_trace() -> None:
     st.session_state[TRACE] = None
     st.session_state[TRACE_ERROR] = None
@@ -52,10 +65,10 @@ def controls(s: Scenario) -> None:
         list(profiles),
         key=_sync("w_traffic", s.traffic),
         format_func=lambda i: profiles[i].name,
-        on_change=_on_field,
-        args=("traffic",),
+        on_change=_on_traffic,
         disabled=tr is not None,
-        help="A request rate per hour of day (Poisson within the hour). An uploaded trace "
+        help="A request rate per hour of day (Poisson within the hour); picking one sets the "
+        "prompt and output tokens to its means (editable in the sidebar). An uploaded trace "
         "replaces it.",
     )
     c[1].number_input(
