@@ -190,7 +190,13 @@ def _strategy_analytic(lam_h, extra_h, svc, s, C, T, warm_mask, asleep_billed) -
         _p99_wait(lam_cold, T, C, extra),
         C if cold > 0 else 0.0,
         misses,
-        timeline={"up": up, "down": down, "extra": extra_h, "cold_starts": miss * HOUR_S},
+        timeline={
+            "up": up,
+            "down": down,
+            "extra": extra_h,
+            "cold_starts": miss * HOUR_S,
+            "delayed": delayed * HOUR_S,
+        },
     )
 
 
@@ -379,6 +385,15 @@ def _windows_on(horizon: float, mask: np.ndarray, offset_s: float = 0.0):
     return np.array(begins, float), np.array(lens, float)
 
 
+MIN_HORIZON_S = 60.0  #: a trace shorter than a minute is counted as a minute (per-day figures)
+
+
+def _horizon(a: np.ndarray) -> float:
+    """The span a trace's figures are counted over [s]: first to last arrival (the arrivals
+    start at 0), at least a minute. Per-day figures are counts × 86 400 / this."""
+    return max(float(a[-1]) if len(a) else 0.0, MIN_HORIZON_S)
+
+
 def _offset_of(trace) -> float:
     """Seconds after midnight at which the trace starts (0 when it states no clock time)."""
     start = getattr(trace, "start", None)
@@ -402,16 +417,15 @@ def replay_strategies(
     svc = svc or service_of(s)
     a = np.asarray(trace.arrival_s, float) / s.rate_scale
     S = service_times(svc, s, trace.input_tokens, trace.output_tokens)
-    horizon = max(float(a[-1]) if len(a) else 0.0, HOUR_S)
+    horizon = _horizon(a)
     # replicas beyond the first, per hour of the trace: what its traffic needs
     hours = int(math.ceil(horizon / HOUR_S))
     counts = np.bincount((a // HOUR_S).astype(int), minlength=hours)[:hours]
     need = _need(counts / HOUR_S, svc)
-    bin_s = np.minimum(HOUR_S, horizon - np.arange(hours) * HOUR_S)
+    bin_s = np.minimum(HOUR_S, horizon - np.arange(hours) * HOUR_S)  # the last hour may be short
     extra_s = float(np.sum(np.maximum(need - 1.0, 0.0) * bin_s))
     T = s.idle_timeout_s
     floor = s.warm_replicas or int(max(need.max(), 1))
-    bin_s = np.minimum(HOUR_S, horizon - np.arange(hours) * HOUR_S)  # the last hour may be short
     warm_s = float(np.sum(np.maximum(need, floor) * bin_s))
     per_day = DAY_S / horizon
     warm = _figures(svc, s, warm_s / HOUR_S * per_day, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -457,7 +471,7 @@ def economics(s: Scenario, trace=None) -> dict:
     out["replica_capacity_requests_per_s"] = svc.capacity_per_s
     if trace is not None:
         a = np.asarray(trace.arrival_s, float) / s.rate_scale
-        horizon = max(float(a[-1]) if len(a) else 0.0, HOUR_S)
+        horizon = _horizon(a)
         out["requests_per_day"] = len(a) * DAY_S / horizon
         out["trace"] = {
             "requests": int(len(a)),
@@ -544,11 +558,11 @@ def economics_lens(s: Scenario, trace=None) -> dict:
                 fig["cold_starts"] * (svc.cold_s if shown != "sleep" else svc.wake_s) / HOUR_S, 1.0
             ),
             "asleep" if shown == "sleep" else "down": fig["down"],
-            "delayed": None,
+            "delayed": fig["delayed"],
         }
     else:
         a = np.asarray(trace.arrival_s, float) / s.rate_scale
-        horizon = max(float(a[-1]) if len(a) else 0.0, HOUR_S)
+        horizon = _horizon(a)
         rs = replay_strategies(s, trace, svc, only=shown)[shown]["_replay"]
         edges = np.linspace(0.0, horizon, 97)
         begin, stop = rs["sessions"]
