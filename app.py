@@ -4,6 +4,7 @@ import streamlit as st
 
 from model.economics import STRATEGY_NAMES
 from model.evaluate import summary
+from ui.economics_view import break_even_text
 from ui.layout import (
     assumption_line,
     bound_metric,
@@ -116,7 +117,7 @@ c[3].metric("SLA misses / day", f"{eco[pick]['sla_misses_per_day']:,.1f}")
 be = eco["break_even_cold_start_s"]
 c[4].metric(
     "Break-even cold start",
-    "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s"),
+    break_even_text(be),
 )
 st.caption(
     f"Traffic profile {s.traffic} × {s.rate_scale:g} ({eco['requests_per_day']:,.0f} requests a "

@@ -6,6 +6,7 @@ import streamlit as st
 from model.economics import STRATEGY_NAMES, economics_lens
 from ui import economics_charts as charts
 from ui import economics_view as view
+from ui.economics_view import break_even_text
 from ui.formulas import economics_formulas
 from ui.layout import assumption_line, downloads, lazy_tabs, scenario_caption
 from ui.sidebar import draw_sidebar, page_scenario
@@ -39,7 +40,7 @@ c[3].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
 be = fig["break_even_cold_start_s"]
 c[4].metric(
     "Break-even cold start",
-    "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s"),
+    break_even_text(be),
     help="the cold start below which scaling to zero is cheaper than the warm floor; this "
     f"scenario's is {svc.cold_s:,.0f} s (optimised {svc.cold_optimised_s:,.0f} s)",
 )

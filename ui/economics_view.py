@@ -203,6 +203,12 @@ def trace_area() -> None:
         st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
 
 
+def break_even_text(be: float | None) -> str:
+    """The break-even cold start as shown: 0 means scaling to zero never pays, None that it
+    pays even with an hour-long cold start."""
+    return "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s")
+
+
 def strategy_table(fig: dict) -> pd.DataFrame:
     rows = []
     for k in STRATEGIES:
