@@ -104,16 +104,17 @@ st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":m
 st.subheader("Scale to zero")
 eco = figures["economics"]
 pick = eco["recommended"]
+st.markdown(f"Recommended: **{STRATEGY_NAMES[pick]}** (the lowest GPU cost plus SLA penalties)")
 c = st.columns(5)
-c[0].metric("Recommended", STRATEGY_NAMES[pick].replace(", optimised start", " (opt.)"))
-c[1].metric(
+c[0].metric(
     "Total per day",
     f"${eco[pick]['total_usd_per_day']:,.2f}",
     delta=f"{eco[pick]['total_usd_per_day'] - eco['warm']['total_usd_per_day']:+,.2f} vs warm",
     delta_color="inverse",
 )
-c[2].metric("Cold starts / day", f"{eco[pick]['cold_starts_per_day']:,.1f}")
-c[3].metric("SLA misses / day", f"{eco[pick]['sla_misses_per_day']:,.1f}")
+c[1].metric("Cold starts / day", f"{eco[pick]['cold_starts_per_day']:,.1f}")
+c[2].metric("SLA misses / day", f"{eco[pick]['sla_misses_per_day']:,.1f}")
+c[3].metric("p99 wait", f"{eco[pick]['p99_wait_s']:,.1f} s")
 be = eco["break_even_cold_start_s"]
 c[4].metric(
     "Break-even cold start",
