@@ -3,7 +3,7 @@ mode (SPEC 4.4)."""
 
 import streamlit as st
 
-from model.economics import STRATEGY_NAMES, economics_lens
+from model.economics import STRATEGY_NAMES
 from ui import economics_charts as charts
 from ui import economics_view as view
 from ui.economics_view import break_even_text
@@ -14,7 +14,7 @@ from ui.sidebar import draw_sidebar, page_scenario
 st.set_page_config(page_title="Scale to zero · What-If Explorer", page_icon="💤", layout="wide")
 s = page_scenario("scale_to_zero", defer=True)
 tr = view.trace()
-lens = economics_lens(s, tr)
+lens = view.lens(s)
 fig, svc = lens["figures"], lens["service"]
 best, warm = fig["recommended"], fig["warm"]
 

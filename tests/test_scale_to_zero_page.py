@@ -57,6 +57,7 @@ def test_a_replayed_trace_changes_the_figures_and_is_summarised():
     data = (ROOT / "tests" / "data" / "traces").glob("*.csv")
     path = next(p for p in sorted(data) if "plain" in p.name)
     at.session_state["_whatif_trace"] = read_trace(path.name, path.read_bytes())
+    at.session_state["_whatif_trace_version"] = 1  # what the uploader's callback bumps
     run(at)
     assert metrics(at) != before
     assert any(path.name in c.value.replace("\\", "") for c in at.caption)
