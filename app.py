@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from model.economics import STRATEGY_NAMES
 from model.evaluate import summary
-from ui.economics_view import break_even_text
+from ui.economics_view import headline as economics_headline
 from ui.layout import (
     assumption_line,
     bound_metric,
@@ -103,23 +102,7 @@ st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":m
 
 st.subheader("Scale to zero")
 eco = figures["economics"]
-pick = eco["recommended"]
-st.markdown(f"Recommended: **{STRATEGY_NAMES[pick]}** (the lowest GPU cost plus SLA penalties)")
-c = st.columns(5)
-c[0].metric(
-    "Total per day",
-    f"${eco[pick]['total_usd_per_day']:,.2f}",
-    delta=f"{eco[pick]['total_usd_per_day'] - eco['warm']['total_usd_per_day']:+,.2f} vs warm",
-    delta_color="inverse",
-)
-c[1].metric("Cold starts / day", f"{eco[pick]['cold_starts_per_day']:,.1f}")
-c[2].metric("SLA misses / day", f"{eco[pick]['sla_misses_per_day']:,.1f}")
-c[3].metric("p99 wait", f"{eco[pick]['p99_wait_s']:,.1f} s")
-be = eco["break_even_cold_start_s"]
-c[4].metric(
-    "Break-even cold start",
-    break_even_text(be),
-)
+economics_headline(eco)
 st.caption(
     f"Traffic profile {s.traffic} × {s.rate_scale:g} ({eco['requests_per_day']:,.0f} requests a "
     f"day), idle timeout {s.idle_timeout_s:g} s, start-up SLA {s.sla_s:g} s."

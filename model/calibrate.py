@@ -280,13 +280,13 @@ def _log_points(ds: Dataset) -> list[Point]:
                 {"bytes_per_rank": gib * GIB, "seconds": secs, "ranks": ranks},
             )
         )
-    comp = _num(f.get("torch_compile_total_s"))
-    if comp is None and _num(f.get("dynamo_transform_s")) is not None:
-        comp = f["dynamo_transform_s"] + (
-            _num(f.get("compile_s")) or _num(f.get("compile_cache_load_s")) or 0.0
-        )
-    if comp is None:  # 2026: "init engine … took 90.00 s (compilation: 8.90 s)"
-        comp = _num(f.get("init_compilation_s"))
+    # the log parser's item-5 compile part (model.vllm_log decides which lines make it: the
+    # printed total, Dynamo + Inductor or cache load, the 2026 "compilation:" time); a data set
+    # built without the parser's items falls back to the printed total
+    items = ds.extra.get("items") or {}
+    comp = _num(items.get("item5_compile_s"))
+    if comp is None:
+        comp = _num(f.get("torch_compile_total_s"))
     if comp is not None:
         cached = bool(f.get("compile_cache_hit")) or _num(f.get("compile_cache_load_s")) is not None
         label = "torch.compile (warm cache)" if cached else "torch.compile (cold)"
@@ -524,12 +524,11 @@ def gauss_newton(predict, params: list[_Param], y: np.ndarray, iters: int = 40):
 
 def _identify(J: np.ndarray, n_points: int, keys: list[str]) -> dict[str, str]:
     """Parameters the Jacobian cannot determine, with the reason (empty when all are)."""
-    norms = np.linalg.norm(J, axis=0)
     if n_points < len(keys):
         return {
             k: f"{n_points} point(s) cannot determine {len(keys)} parameters together" for k in keys
         }
-    sv = np.linalg.svd(J / norms, compute_uv=False)
+    sv = np.linalg.svd(J / np.linalg.norm(J, axis=0), compute_uv=False)
     if len(keys) > 1 and sv[-1] < 1e-6 * sv[0]:
         return {k: "the points move with it exactly as with another parameter" for k in keys}
     return {}
@@ -563,7 +562,7 @@ def _field_bounds(key: str) -> tuple[float, float]:
     return float(lo), float(hi)
 
 
-def _fit_group(s, pts, keys, data_label, notes):
+def _fit_group(s, pts, keys, data_label):
     """Gauss-Newton fit of ``keys`` to ``pts``; returns (fits, refused).
 
     A parameter the points do not move, determine too weakly, or push past 100 % of a peak is
@@ -777,7 +776,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             keys.append("flops_efficiency")
         names = {"step_ms": "decode steps", "tpot_ms": "TPOT", "e2e_s": "batch latency"}
         label = " + ".join(names[q] for q in names if any(p.quantity == q for p in dec))
-        got, ref = _fit_group(cur, dec, keys, label, notes)
+        got, ref = _fit_group(cur, dec, keys, label)
         if "host_ms" in ref and "bw_efficiency" not in got:
             distinct = sorted({(p.x, p.cond.get("context_tokens", -1)) for p in dec})
             reason = (
@@ -786,7 +785,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
                 if len(distinct) == 1
                 else ref["host_ms"]
             )
-            got, ref2 = _fit_group(cur, dec, ["bw_efficiency"], label, notes)
+            got, ref2 = _fit_group(cur, dec, ["bw_efficiency"], label)
             if "bw_efficiency" in got:
                 held = (
                     "with "
@@ -804,7 +803,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
     # 2. TTFT at concurrency 1: prefill efficiency
     ttft = [p for p in pts if p.quantity == "ttft_ms" and p.fitted]
     if ttft:
-        got, ref = _fit_group(cur, ttft, ["prefill_efficiency"], "TTFT at concurrency 1", notes)
+        got, ref = _fit_group(cur, ttft, ["prefill_efficiency"], "TTFT at concurrency 1")
         if ref:
             ref = {
                 "prefill_efficiency": "the modelled TTFT of these prompts does not depend on "
@@ -828,7 +827,7 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
         )
 
     # 4. start-up log and cold-start items
-    got, ref = _fit_cold(cur, pts, notes)
+    got, ref = _fit_cold(cur, pts)
     apply(got)
     refused.update(ref)
 
@@ -922,7 +921,7 @@ def _fit_launch(lau: list[Point], cur: Scenario):
     }, {}
 
 
-def _fit_cold(cur: Scenario, pts: list[Point], notes: list[str]):
+def _fit_cold(cur: Scenario, pts: list[Point]):
     """Start-up figures: direct read-offs (no free parameter is shared between them)."""
     fits: dict[str, ParamFit] = {}
     refused: dict[str, str] = {}

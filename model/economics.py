@@ -93,7 +93,7 @@ def service_of(s: Scenario) -> Service:
         cold_optimised_s=float(best["total_s"]),
         wake_s=float(cs[f"wake_level{level}_s"]),
         sleep_level=level,
-        capacity_per_s=float(req["requests_per_s"]) * 1.0,
+        capacity_per_s=float(req["requests_per_s"]),
         ttft_s=req["ttft_ms"] / 1000.0,
         tpot_s=req["tpot_ms"] / 1000.0,
         gpus=s.gpus,

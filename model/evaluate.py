@@ -30,10 +30,11 @@ from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import GB, GIB, MS, TERA, US
 
 
-def evaluate(s: Scenario, trace=None) -> dict:
+def evaluate(s: Scenario, trace=None, economics_section: bool = True) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``; the
     ``economics`` section replays ``trace`` (:class:`model.traces.Trace`) when one is given,
-    else the scenario's traffic profile."""
+    else the scenario's traffic profile. Lenses that do not show it leave it out
+    (``economics_section=False``: ~10 ms of every run of those pages)."""
     s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
@@ -72,7 +73,7 @@ def evaluate(s: Scenario, trace=None) -> dict:
         "memory": memory_figures(s),
         "cold_start": cold_start(s),
         "request": request_figures(s),
-        "economics": economics(s, trace),
+        **({"economics": economics(s, trace)} if economics_section else {}),
     }
 
 
@@ -187,7 +188,7 @@ def roofline_lens(s: Scenario) -> dict:
     """Everything the Roofline page shows, from one call: the figures, a batch sweep
     (1–4096, one vectorised call), the ridge batch, the seed's table and Amdahl's estimate."""
     s = s.effective()
-    figures = evaluate(s)
+    figures = evaluate(s, economics_section=False)
     grid = batch_grid(s)
     sw = sweep(s, grid)
     table = seed_table(s)
@@ -252,7 +253,7 @@ def launch_lens(s: Scenario) -> dict:
     ``knobs``: the seed's ten knobs tied to the scenario (:mod:`model.knobs`).
     """
     s = s.effective()
-    figures = evaluate(s)
+    figures = evaluate(s, economics_section=False)
     lf = figures["launch"]
     tau = s.launch_us * US
     grid = mode_grid(s)

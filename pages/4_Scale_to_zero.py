@@ -3,47 +3,25 @@ mode (SPEC 4.4)."""
 
 import streamlit as st
 
-from model.economics import STRATEGY_NAMES
 from ui import economics_charts as charts
 from ui import economics_view as view
-from ui.economics_view import break_even_text
 from ui.formulas import economics_formulas
 from ui.layout import assumption_line, downloads, lazy_tabs, scenario_caption
 from ui.sidebar import draw_sidebar, page_scenario
+from ui.text import md_escape
 
 st.set_page_config(page_title="Scale to zero · What-If Explorer", page_icon="💤", layout="wide")
 s = page_scenario("scale_to_zero", defer=True)
 tr = view.trace()
 lens = view.lens(s)
 fig, svc = lens["figures"], lens["service"]
-best, warm = fig["recommended"], fig["warm"]
+warm = fig["warm"]
 
 st.title("Scale to zero: warm replicas, scale to zero, pre-warm or sleep")
-source = f"trace {tr.name}" if tr is not None else f"traffic: {s.traffic}"
+source = f"trace {md_escape(tr.name)}" if tr is not None else f"traffic: {s.traffic}"
 scenario_caption(s, source, f"{fig['requests_per_day']:,.0f} requests/day", f"SLA {s.sla_s:g} s")
 
-rec = fig[best]
-st.markdown(
-    f"**Recommended: {STRATEGY_NAMES[best]}** — the lowest total of GPU time and SLA penalties "
-    "for this traffic; its figures below, against the warm floor."
-)
-c = st.columns(5)
-c[0].metric(
-    "Total per day",
-    f"${rec['total_usd_per_day']:,.2f}",
-    delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
-    delta_color="inverse",
-)
-c[1].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
-c[2].metric("p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s")
-c[3].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
-be = fig["break_even_cold_start_s"]
-c[4].metric(
-    "Break-even cold start",
-    break_even_text(be),
-    help="the cold start below which scaling to zero is cheaper than the warm floor; this "
-    f"scenario's is {svc.cold_s:,.0f} s (optimised {svc.cold_optimised_s:,.0f} s)",
-)
+view.headline(fig)
 st.caption(
     f"Cold start {svc.cold_s:,.1f} s and optimised {svc.cold_optimised_s:,.1f} s (Cold start "
     f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; one replica serves "
@@ -83,7 +61,10 @@ if tabs[3].open:
     with tabs[3]:
         st.plotly_chart(
             charts.break_even_figure(
-                lens["break_even"], svc.cold_s, svc.cold_optimised_s, be if be else None
+                lens["break_even"],
+                svc.cold_s,
+                svc.cold_optimised_s,
+                fig["break_even_cold_start_s"] or None,
             ),
             width="stretch",
         )

@@ -53,7 +53,15 @@ def base_layout(title: str, legend_rows: int = 2, **extra) -> dict:
 def log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[dict, dict]:
     """A vertical line and its label on a log x axis. Plotly places shapes at the data value
     and annotations at its log10 (checked in Chromium)."""
-    lx = float(np.log10(x))
+    return vline(x, text, line, yanchor, log=True)
+
+
+def vline(
+    x: float, text: str, line: dict, yanchor: str = "top", log: bool = False, y: float | None = None
+) -> tuple[dict, dict]:
+    """A vertical line at ``x`` and its label, on a linear x axis or (``log``) a log one;
+    ``y`` (paper, 0–1) places the label, by default at the top or the bottom (``yanchor``)."""
+    lx = float(np.log10(x)) if log else float(x)
     shape = {
         "type": "line",
         "xref": "x",
@@ -66,7 +74,7 @@ def log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[di
     }
     note = {
         "x": lx,
-        "y": 0.02 if yanchor == "bottom" else 0.98,
+        "y": y if y is not None else (0.02 if yanchor == "bottom" else 0.98),
         "xref": "x",
         "yref": "paper",
         "text": text,

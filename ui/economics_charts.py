@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.economics import STRATEGIES, STRATEGY_NAMES
-from ui.chart_common import as_list, base_layout, figure
+from ui.chart_common import as_list, base_layout, figure, log_vline, vline
 
 COLOURS = {
     "warm": "#4C78A8",
@@ -108,6 +108,9 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
             "line": {"color": COLOURS["warm"], "width": 2},
         }
     )
+    mark = log_vline(
+        current_t, f"this scenario: {current_t:g} s", {"color": "crimson", "width": 1.5}
+    )
     layout = base_layout(
         "Cost and SLA misses against the idle timeout",
         legend_rows=4,
@@ -120,31 +123,8 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
             "rangemode": "tozero",
             "showgrid": False,
         },
-        shapes=[
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": current_t,
-                "x1": current_t,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": "crimson", "width": 1.5},
-            }
-        ],
-        annotations=[
-            {
-                "x": float(np.log10(current_t)),
-                "y": 0.98,
-                "xref": "x",
-                "yref": "paper",
-                "text": f"this scenario: {current_t:g} s",
-                "showarrow": False,
-                "xanchor": "left",
-                "font": {"size": 11},
-                "bgcolor": "rgba(255,255,255,0.7)",
-            }
-        ],
+        shapes=[mark[0]],
+        annotations=[mark[1]],
     )
     return figure(data, layout)
 
@@ -253,31 +233,9 @@ def break_even_figure(be: dict, cold_s: float, optimised_s: float, break_even_s:
     if break_even_s:
         marks.append((break_even_s, f"break-even {break_even_s:.0f} s", "black", 0.78))
     for x, text, colour, y in marks:
-        shapes.append(
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": x,
-                "x1": x,
-                "y0": 0,
-                "y1": 1,
-                "line": {"color": colour, "width": 1.5, "dash": "dot"},
-            }
-        )
-        notes.append(
-            {
-                "x": x,
-                "y": y,
-                "xref": "x",
-                "yref": "paper",
-                "text": text,
-                "showarrow": False,
-                "xanchor": "left",
-                "font": {"size": 11},
-                "bgcolor": "rgba(255,255,255,0.75)",
-            }
-        )
+        shape, note = vline(x, text, {"color": colour, "width": 1.5, "dash": "dot"}, y=y)
+        shapes.append(shape)
+        notes.append(note)
     layout = base_layout(
         "Break-even: what a cold start may cost before warm is cheaper",
         legend_rows=1,

@@ -28,12 +28,7 @@ def lens(s: Scenario) -> dict:
     from model.economics import economics_lens
 
     key = (codecs.to_query(s), st.session_state.get(TRACE_VERSION, 0))
-    cached = st.session_state.get(LENS_CACHE)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    out = economics_lens(s, trace())
-    st.session_state[LENS_CACHE] = (key, out)
-    return out
+    return state.session_cached(LENS_CACHE, key, lambda: economics_lens(s, trace()))
 
 
 def _trace_changed() -> None:
@@ -225,6 +220,36 @@ def trace_area() -> None:
     err = st.session_state.get(TRACE_ERROR)
     if err:
         st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
+
+
+def headline(eco: dict) -> None:
+    """The recommended strategy and its figures against the warm floor (the page and the
+    landing summary): total per day, cold starts, p99 wait, SLA misses, break-even."""
+    pick = eco["recommended"]
+    rec, warm = eco[pick], eco["warm"]
+    st.markdown(
+        f"**Recommended: {STRATEGY_NAMES[pick]}** — the lowest total of GPU time and SLA "
+        "penalties for this traffic; its figures below, against the warm floor."
+    )
+    c = st.columns(5)
+    c[0].metric(
+        "Total per day",
+        f"${rec['total_usd_per_day']:,.2f}",
+        delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
+        delta_color="inverse",
+    )
+    c[1].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
+    c[2].metric(
+        "p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s"
+    )
+    c[3].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
+    c[4].metric(
+        "Break-even cold start",
+        break_even_text(eco["break_even_cold_start_s"]),
+        help="the cold start below which scaling to zero is cheaper than the warm floor; this "
+        f"scenario's is {eco['cold_start_s']:,.0f} s (optimised "
+        f"{eco['cold_start_optimised_s']:,.0f} s)",
+    )
 
 
 def break_even_text(be: float | None) -> str:

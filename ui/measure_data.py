@@ -14,6 +14,7 @@ from model.errors import ScenarioError
 from model.examples import examples, load_example
 from model.importers import import_file
 from model.measurements import MAX_BYTES, Dataset
+from ui import state
 
 DATASETS = "_whatif_datasets"  #: name → Dataset, in the order they arrived
 ERRORS = "_whatif_dataset_errors"  #: [(file, message)] of the last arrivals
@@ -148,11 +149,9 @@ def calibrated(s, sets: list[Dataset]):
     from model import codecs
     from model.calibrate import calibrate, overlay_curves
 
+    def compute():
+        cal = calibrate(s, sets)
+        return cal, overlay_curves(s, cal)
+
     key = (codecs.to_query(s), st.session_state.get(VERSION, 0), len(sets))
-    cached = st.session_state.get(CAL_CACHE)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    cal = calibrate(s, sets)
-    result = (cal, overlay_curves(s, cal))
-    st.session_state[CAL_CACHE] = (key, result)
-    return result
+    return state.session_cached(CAL_CACHE, key, compute)

@@ -217,3 +217,15 @@ def base_url() -> str:
     except Exception:  # noqa: BLE001
         host = None
     return f"http://{host}" if host else codecs.DEFAULT_BASE_URL
+
+
+def session_cached(slot: str, key, compute):
+    """``compute()``, kept in the session under ``slot`` for the next run while ``key`` is the
+    same (one entry per slot: a page's heavy result survives tab switches and expanders, and is
+    recomputed when the scenario or its data change)."""
+    cached = st.session_state.get(slot)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    value = compute()
+    st.session_state[slot] = (key, value)
+    return value
