@@ -38,6 +38,9 @@ RAW = re.compile(
     r"\*\*URGENT|\[click\]\(|(?<!\\)<b>x|(?<!\\)<a href|(?<!\\)https?://evil|(?<!\\)www\.evil"
     r"|@evil|(?<!\\)%\{x\} www"
 )
+#: markup in a chart's spec: Plotly renders a subset of HTML and ``%{…}`` fields, but no markdown
+#: and no autolinks (a chart's caption names the scenario and carries its share link)
+PLOTLY_RAW = re.compile(r"<b>x|<a href|%\{x\} www")
 
 
 def unescaped_punctuation(text: str) -> list[str]:
@@ -224,6 +227,13 @@ def rendered(at) -> list[tuple[str, str]]:
     return out
 
 
+def raw_markup(kind: str, text: str):
+    """Markup a name would make in this element: a chart's spec (JSON) by Plotly's rules, the
+    rest by markdown's."""
+    chart = kind == "UnknownElement" and text.lstrip().startswith("{")
+    return (PLOTLY_RAW if chart else RAW).search(text)
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_hostile_names_from_a_link_show_literally_on_every_page(page):
     at = AppTest.from_file(str(ROOT / page), default_timeout=60)
@@ -234,7 +244,7 @@ def test_hostile_names_from_a_link_show_literally_on_every_page(page):
     assert not at.warning  # both names are valid: nothing was dropped
     texts = rendered(at)
     for kind, text in texts:
-        assert not RAW.search(text), (kind, text)
+        assert not raw_markup(kind, text), (kind, text)
     captions = [c.value for c in at.caption]
     assert any(md_escape(MODEL_NAME) in c and md_escape(HARDWARE_NAME) in c for c in captions)
 
@@ -253,7 +263,7 @@ def test_hostile_names_of_inline_specs_show_literally(page):
     for kind, text in rendered(at):
         if kind == "Selectbox":  # options are plain text (checked in Chromium)
             continue
-        assert not RAW.search(text), (kind, text)
+        assert not raw_markup(kind, text), (kind, text)
     captions = [c.value for c in at.caption]
     assert any(md_escape(MODEL_NAME) in c and md_escape(HARDWARE_NAME) in c for c in captions)
     options = at.selectbox(key="w_model").options

@@ -1,22 +1,39 @@
 """Every chart of every page goes through :func:`chart`: one place that draws the pinned
-baseline with it (:mod:`ui.baseline_charts`) and hands the figure to Streamlit."""
+baseline with it (:mod:`ui.baseline_charts`), puts the scenario and its share link under the
+legend, names the chart's downloads after the scenario and the page (:mod:`ui.export`) and
+hands the figure to Streamlit."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import baseline_charts
+from ui import baseline_charts, export
 from ui.chart_common import SpecFigure
 
 
 def chart(fig: SpecFigure, name: str, base: SpecFigure | None = None, where=None) -> None:
     """Draw ``fig`` (the chart called ``name``: a short slug for its downloads) in ``where``
     (a column or container; the page by default), with the pinned baseline's figure ``base``
-    over it (dashed) or, where an overlay would mislead, beneath it."""
+    over it (dashed) or, where an overlay would mislead, beneath it. The camera button in its
+    toolbar downloads ``<scenario>-<page>-<name>`` as PNG or SVG (the sidebar's choice), at a
+    size that fits its title, legend and caption."""
     where = st if where is None else where
+    ctx = export.context()
     if base is not None and baseline_charts.can_overlay(fig) and baseline_charts.can_overlay(base):
-        where.plotly_chart(baseline_charts.overlay(fig, base), width="stretch")
+        both = export.compact_baseline(baseline_charts.overlay(fig, base))
+        label = ctx and [ctx.label, f"dashed: baseline {ctx.base_label}"]
+        _draw(where, both, name, ctx, label)
         return
-    where.plotly_chart(fig, width="stretch")
+    _draw(where, fig, name, ctx, ctx and ctx.label)
     if base is not None:
-        where.plotly_chart(baseline_charts.titled_baseline(base), width="stretch")
+        label = ctx and f"Baseline: {ctx.base_label}"
+        _draw(where, baseline_charts.titled_baseline(base), f"{name}-baseline", ctx, label)
+
+
+def _draw(where, fig: SpecFigure, name: str, ctx: export.Context | None, label) -> None:
+    if ctx is None:  # a page that has not called page_scenario: the chart as it is
+        where.plotly_chart(fig, width="stretch")
+        return
+    fig = export.captioned(fig, label, ctx.link)
+    config = export.chart_config(ctx.chart_file(name), export.chart_format(), fig)
+    where.plotly_chart(fig, width="stretch", config=config)

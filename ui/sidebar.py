@@ -14,7 +14,7 @@ from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import compare, state
+from ui import compare, export, state
 from ui.layout import md_escape
 from ui.text import scenario_label
 
@@ -358,6 +358,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
     if sb.button("Reset to the scenario's preset", width="stretch"):
         state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()
+    export.sidebar_section(s, page)  # the report, the charts' format, print CSS
 
 
 def baseline_section(s: Scenario) -> None:
@@ -444,6 +445,7 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
             "Some settings were not accepted and are left at the scenario's values:\n\n"
             + "\n".join(lines)
         )
+    export.remember(scenario, page)  # the exports name their files after the scenario and page
     if defer:
         st.session_state[_PENDING] = (scenario, page, errors)
     else:
