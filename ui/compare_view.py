@@ -50,11 +50,11 @@ def parse_compared(text: str) -> Scenario:
 def columns(s: Scenario) -> Columns:
     """This scenario, the pinned baseline and the link's further scenarios (``vs``); a further
     scenario that does not parse is left out with a warning naming it."""
-    out = Columns([s], ["This scenario"])
     b = state.baseline()
-    if b is not None:
-        out.scenarios.append(b)
-        out.names.append("Baseline")
+    if b is None:
+        out = Columns([s], ["This scenario"])
+    else:  # the baseline first: every change reads from it, as the other pages' deltas do
+        out = Columns([b, s], ["Baseline", "This scenario"])
     for i, query in enumerate(state.compared()):
         if len(out.scenarios) >= MAX_SCENARIOS:
             st.warning(f"At most {MAX_SCENARIOS} scenarios are compared; the rest are left out.")

@@ -20,15 +20,17 @@ TRACE_VERSION = "_whatif_trace_version"  #: bumped whenever the trace changes
 LENS_CACHE = "_whatif_economics_cache"
 
 
-def lens(s: Scenario) -> dict:
-    """:func:`model.economics.economics_lens` for the scenario and the session's trace, kept
-    for the next run while neither changes (a replay of a 5 MB trace, with its idle-timeout and
-    break-even sweeps, takes ~0.6 s; a tab switch should cost nothing)."""
+def lens(s: Scenario, baseline: bool = False) -> dict:
+    """:func:`model.economics.economics_lens` for the scenario (or, with ``baseline``, the
+    pinned baseline ``s``) and the session's trace, kept for the next run while neither
+    changes (a replay of a 5 MB trace, with its idle-timeout and break-even sweeps, takes
+    ~0.6 s; a tab switch should cost nothing)."""
     from model import codecs
     from model.economics import economics_lens
 
     key = (codecs.to_query(s), st.session_state.get(TRACE_VERSION, 0))
-    return state.session_cached(LENS_CACHE, key, lambda: economics_lens(s, trace()))
+    slot = LENS_CACHE + ("_baseline" if baseline else "")
+    return state.session_cached(slot, key, lambda: economics_lens(s, trace()))
 
 
 def _trace_changed() -> None:

@@ -410,7 +410,7 @@ def baseline_section(s: Scenario) -> None:
         help="Drop the baseline.",
         width="stretch",
     )
-    sb.page_link("pages/6_Compare.py", label="Compare side by side", icon=":material/view_column:")
+    sb.caption("The Compare page (in the page list above) puts them side by side.")
 
 
 _PENDING = "_whatif_pending_sidebar"
