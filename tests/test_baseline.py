@@ -10,12 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 from model import codecs
 from model.compare import ROWS, compare, lookup
-from model.evaluate import summary
+from model.evaluate import roofline_lens, summary
 from model.overrides import resolve
 from ui import baseline_charts, roofline_charts
 from ui.chart_common import validated
 from ui.compare import changed_keys, delta_text, metric_delta
-from model.evaluate import roofline_lens
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "seed-3b-4090"
@@ -97,8 +96,9 @@ def test_metric_delta_colours_by_which_way_is_better():
 
 
 def test_changed_keys_names_the_differences():
-    s, b = scen(("scenario", SEED), ("batch", "8"), ("weights_dtype", "int4")), scen(
-        ("scenario", SEED)
+    s, b = (
+        scen(("scenario", SEED), ("batch", "8"), ("weights_dtype", "int4")),
+        scen(("scenario", SEED)),
     )
     assert changed_keys(s, b) == ["weights_dtype", "batch"]
     assert changed_keys(b, b) == []
