@@ -10,6 +10,7 @@ from ui.layout import (
     bound_metric,
     calibration_notice,
     fmt,
+    latency,
     request_metrics,
     scenario_caption,
 )
@@ -65,15 +66,17 @@ c = st.columns(6)
 c[0].metric("Kernels / step", f"{lf['kernels']:,}", help="eager launches per decode step")
 c[1].metric(
     "Eager launch time",
-    f"{lf['t_launch_eager_ms']:.3f} ms",
+    latency(lf["t_launch_eager_ms"] / 1e3),
     **d("launch.t_launch_eager_ms", "lower", "ms"),
 )
 c[2].metric(
-    "Step, eager", f"{lf['t_step_eager_ms']:.3f} ms", **d("launch.t_step_eager_ms", "lower", "ms")
+    "Step, eager",
+    latency(lf["t_step_eager_ms"] / 1e3),
+    **d("launch.t_step_eager_ms", "lower", "ms"),
 )
 c[3].metric(
     "Step, graph",
-    f"{lf['t_step_graph_ms']:.3f} ms",
+    latency(lf["t_step_graph_ms"] / 1e3),
     help=f"mode: {lf['graph_mode']}",
     **d("launch.t_step_graph_ms", "lower", "ms"),
 )
