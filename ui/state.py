@@ -89,8 +89,9 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
     baseline, notice = _resolve_baseline(base_pairs)
     st.session_state[BASELINE] = baseline
     st.session_state[BASELINE_NOTICE] = notice
-    if baseline is None:
-        base_pairs = []
+    # the baseline as its own canonical keys (its engine named with its version, as the
+    # scenario's is), or none
+    base_pairs = [] if baseline is None else codecs.to_params(baseline)
     st.session_state[SESSION_PARAMS] = codecs.to_params(scenario) + _extra_pairs(
         base_pairs, data, compared_[: codecs.MAX_COMPARE]
     )
