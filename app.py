@@ -3,6 +3,7 @@
 import streamlit as st
 
 from model.evaluate import summary
+from ui import compare
 from ui.economics_view import headline as economics_headline
 from ui.layout import (
     assumption_line,
@@ -17,6 +18,7 @@ from ui.sidebar import draw_sidebar, page_scenario
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
 s = page_scenario("home", defer=True)
 figures = summary(s)
+d = compare.Deltas(figures, compare.lens(summary))
 dec, mem, rf, lf, cs, req = (
     figures["decode"],
     figures["memory"],
@@ -42,18 +44,18 @@ if not mem["weights_fit"]:
         f"{fmt(mem['usable_per_gpu_gb'])} GB usable HBM per GPU."
     )
 c = st.columns(5)
-c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
-c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms")
-bound_metric(c[2], dec["bound"])
+c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), **d("decode.tokens_per_s", "higher"))
+c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms", **d("decode.t_step_ms", "lower", "ms"))
+bound_metric(c[2], dec["bound"], delta=d("decode.bound"))
 c[3].metric(
     "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
 )
-c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
+c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}", **d("memory.max_batch", "higher"))
 st.caption(
     f"One request of {req['prompt_tokens']:,} prompt and {req['output_tokens']:,} output tokens "
     f"at batch {s.batch:,}:"
 )
-request_metrics(req, full=False)
+request_metrics(req, full=False, base=d.base and d.base["request"])
 assumption_line(s)
 draw_sidebar()  # after the first metrics: their deltas leave first
 st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")
@@ -61,10 +63,23 @@ st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":mater
 st.subheader("Launch overhead and CUDA graphs")
 c = st.columns(6)
 c[0].metric("Kernels / step", f"{lf['kernels']:,}", help="eager launches per decode step")
-c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms")
-c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
-c[3].metric("Step, graph", f"{lf['t_step_graph_ms']:.3f} ms", help=f"mode: {lf['graph_mode']}")
-c[4].metric("Graph speed-up", f"{lf['graph_speedup']:.2f}×")
+c[1].metric(
+    "Eager launch time",
+    f"{lf['t_launch_eager_ms']:.3f} ms",
+    **d("launch.t_launch_eager_ms", "lower", "ms"),
+)
+c[2].metric(
+    "Step, eager", f"{lf['t_step_eager_ms']:.3f} ms", **d("launch.t_step_eager_ms", "lower", "ms")
+)
+c[3].metric(
+    "Step, graph",
+    f"{lf['t_step_graph_ms']:.3f} ms",
+    help=f"mode: {lf['graph_mode']}",
+    **d("launch.t_step_graph_ms", "lower", "ms"),
+)
+c[4].metric(
+    "Graph speed-up", f"{lf['graph_speedup']:.2f}×", **d("launch.graph_speedup", "higher", "×")
+)
 c[5].metric(
     "Graphs captured",
     f"{lf['graphs_captured']:,}",
@@ -82,8 +97,8 @@ st.page_link(
 st.subheader("Cold start")
 best = figures["cold_start_optimised"]
 c = st.columns(5)
-c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s")
-c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")
+c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s", **d("cold_start.total_s", "lower", "s"))
+c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s", **d("cold_start.floor_s", "lower", "s"))
 c[2].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
@@ -91,18 +106,22 @@ c[2].metric(
     + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
     + f"H2D {cs['weights_h2d_s']:.2f} s, "
     + ("overlapped" if cs["overlap"] else "in series"),
+    **d("cold_start.weights_s", "lower", "s"),
 )
-c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s")
+c[3].metric(
+    "5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s", **d("cold_start.graphs_jit_s", "lower", "s")
+)
 c[4].metric(
     "Optimised",
     f"{best['total_s']:,.1f} s",
     help="overlapping loader, warm compile cache, bounded capture, lean environment",
+    **d("cold_start_optimised.total_s", "lower", "s"),
 )
 st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":material/ac_unit:")
 
 st.subheader("Scale to zero")
 eco = figures["economics"]
-economics_headline(eco)
+economics_headline(eco, base=d.base and d.base["economics"])
 st.caption(
     f"Traffic profile {s.traffic} × {s.rate_scale:g} ({eco['requests_per_day']:,.0f} requests a "
     f"day), idle timeout {s.idle_timeout_s:g} s, start-up SLA {s.sla_s:g} s."

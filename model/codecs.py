@@ -27,8 +27,15 @@ PAGES = {
     "cold_start": "Cold_start",
     "scale_to_zero": "Scale_to_zero",
     "measurements": "Measurements",
+    "compare": "Compare",
 }
 DEFAULT_BASE_URL = "http://localhost:8501"
+#: a link's keys that are not the scenario's: the pinned baseline (``base.<key>``, a scenario
+#: of its own in the same key language) and shared measurement data sets (``data=<id>,…``)
+BASE_PREFIX = "base."
+DATA_KEY = "data"
+COMPARE_KEY = "vs"  #: a further scenario for the Compare page, as a link's query string
+MAX_COMPARE = 2
 
 
 def _text(value: Any) -> str:
@@ -103,17 +110,46 @@ def to_params(s: Scenario) -> list[tuple[str, str]]:
     return out
 
 
-def to_query(s: Scenario) -> str:
-    """The URL query string of the scenario (without the leading ``?``)."""
-    return urlencode(to_params(s), quote_via=quote, safe=",@")
+def to_query(s: Scenario, extra: list[tuple[str, str]] = ()) -> str:
+    """The URL query string of the scenario (without the leading ``?``), then ``extra`` pairs
+    (a baseline's ``base.*`` keys, ``data``)."""
+    return urlencode(to_params(s) + list(extra), quote_via=quote, safe=",@")
 
 
-def to_url(s: Scenario, page: str | None = None, base: str = DEFAULT_BASE_URL) -> str:
-    """The share URL of the scenario on ``page`` (``roofline``, ``launch``, … or ``home``)."""
+def split_link(pairs) -> tuple[list, list, list, list]:
+    """A link's pairs split into the scenario's, the baseline's (``base.`` removed), the data
+    set ids (every ``data`` value, comma-separated lists flattened, in order) and the Compare
+    page's further scenarios (``vs`` values: query strings)."""
+    own, base, data, more = [], [], [], []
+    for key, value in pairs:
+        if key.startswith(BASE_PREFIX):
+            base.append((key[len(BASE_PREFIX) :], value))
+        elif key == DATA_KEY:
+            data += [v.strip() for v in str(value).split(",") if v.strip()]
+        elif key == COMPARE_KEY:
+            more.append(str(value))
+        else:
+            own.append((key, value))
+    return own, base, data, more
+
+
+def baseline_params(b: Scenario) -> list[tuple[str, str]]:
+    """A pinned baseline as link pairs: its own keys, each prefixed ``base.``."""
+    return [(BASE_PREFIX + k, v) for k, v in to_params(b)]
+
+
+def to_url(
+    s: Scenario,
+    page: str | None = None,
+    base: str = DEFAULT_BASE_URL,
+    extra: list[tuple[str, str]] = (),
+) -> str:
+    """The share URL of the scenario on ``page`` (``roofline``, ``launch``, … or ``home``),
+    with ``extra`` pairs (a baseline, data sets) after the scenario's."""
     page = page or "home"
     if page not in PAGES:
         raise ScenarioError("page", f"unknown page {page!r}; accepted: {', '.join(PAGES)}")
-    query = to_query(s)
+    query = to_query(s, extra)
     path = base.rstrip("/") + "/" + PAGES[page]
     return path + (f"?{query}" if query else "")
 
@@ -155,7 +191,8 @@ def from_url(url_or_query: str, *, strict: bool = True) -> Scenario:
     query = url_or_query.split("?", 1)[1] if "?" in url_or_query else url_or_query
     if "://" in url_or_query and "?" not in url_or_query:
         query = ""
-    scenario, _ = resolve(parse_query(query), strict=strict)
+    own, *_ = split_link(parse_query(query))  # a baseline and data sets are not the scenario
+    scenario, _ = resolve(own, strict=strict)
     return scenario
 
 

@@ -10,7 +10,7 @@ import streamlit as st
 from model.economics import STRATEGIES, STRATEGY_NAMES
 from model.errors import ScenarioError
 from model.scenario import Scenario
-from ui import state
+from ui import compare, state
 from ui.sidebar import _on_field, _sync
 from ui.text import md_escape
 
@@ -222,33 +222,58 @@ def trace_area() -> None:
         st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
 
 
-def headline(eco: dict) -> None:
+def headline(eco: dict, base: dict | None = None) -> None:
     """The recommended strategy and its figures against the warm floor (the page and the
-    landing summary): total per day, cold starts, p99 wait, SLA misses, break-even."""
+    landing summary): total per day, cold starts, p99 wait, SLA misses, break-even. With
+    ``base`` (the baseline's ``economics`` section) the deltas are against the baseline's
+    recommended strategy instead."""
     pick = eco["recommended"]
     rec, warm = eco[pick], eco["warm"]
+    if base is None:
+        against = "against the warm floor"
+        total_delta = {
+            "delta": f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
+            "delta_color": "inverse",
+        }
+        d = compare.Deltas(rec, None)
+    else:
+        against = (
+            f"against the baseline's recommended strategy ({STRATEGY_NAMES[base['recommended']]})"
+        )
+        d = compare.Deltas(rec, base[base["recommended"]])
+        total_delta = d("total_usd_per_day", "lower", "$")
     st.markdown(
         f"**Recommended: {STRATEGY_NAMES[pick]}** — the lowest total of GPU time and SLA "
-        "penalties for this traffic; its figures below, against the warm floor."
+        f"penalties for this traffic; its figures below, {against}."
     )
     c = st.columns(5)
-    c[0].metric(
-        "Total per day",
-        f"${rec['total_usd_per_day']:,.2f}",
-        delta=f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
-        delta_color="inverse",
+    c[0].metric("Total per day", f"${rec['total_usd_per_day']:,.2f}", **total_delta)
+    c[1].metric(
+        "Cold starts / day",
+        f"{rec['cold_starts_per_day']:,.1f}",
+        **d("cold_starts_per_day", "lower"),
     )
-    c[1].metric("Cold starts / day", f"{rec['cold_starts_per_day']:,.1f}")
     c[2].metric(
-        "p99 wait", f"{rec['p99_wait_s']:,.1f} s", help=f"worst {rec['worst_wait_s']:,.1f} s"
+        "p99 wait",
+        f"{rec['p99_wait_s']:,.1f} s",
+        help=f"worst {rec['worst_wait_s']:,.1f} s",
+        **d("p99_wait_s", "lower", "s"),
     )
-    c[3].metric("SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}")
+    c[3].metric(
+        "SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}", **d("sla_misses_per_day", "lower")
+    )
+    be_delta = {}
+    if base is not None:
+        be_delta = compare.metric_delta(
+            eco["break_even_cold_start_s"], base["break_even_cold_start_s"], "higher", "s"
+        )
     c[4].metric(
         "Break-even cold start",
         break_even_text(eco["break_even_cold_start_s"]),
         help="the cold start below which scaling to zero is cheaper than the warm floor; this "
         f"scenario's is {eco['cold_start_s']:,.0f} s (optimised "
         f"{eco['cold_start_optimised_s']:,.0f} s)",
+        **be_delta,
     )
 
 

@@ -14,8 +14,9 @@ from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import state
+from ui import compare, state
 from ui.layout import md_escape
+from ui.text import scenario_label
 
 DEFAULTS_LABEL = "(built-in defaults)"
 
@@ -343,11 +344,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             help="A mapping of the public keys (as downloaded from any page). Read with "
             "yaml.safe_load only; at most 100 kB.",
         )
+    baseline_section(s)
     state.adopt_browser_values()
-    share = codecs.to_url(s, page=page, base=state.base_url())
+    share = state.share_link(s, page)
     sb.markdown("**Share link** (exactly this view)")
     sb.code(share, language=None, wrap_lines=True)
-    size = codecs.link_size(s)
+    size = codecs.link_size(s) + codecs.query_size(state.link_extras())
     if size > codecs.MAX_QUERY_CHARS:
         sb.warning(
             f"This link's query is {size:,} characters, over the {codecs.MAX_QUERY_CHARS:,} a "
@@ -356,6 +358,59 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
     if sb.button("Reset to the scenario's preset", width="stretch"):
         state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()
+
+
+def baseline_section(s: Scenario) -> None:
+    """Pin the scenario as the baseline, or say what the pinned one is and how the scenario
+    differs from it; swap, re-pin, clear, and the compare page."""
+    sb = st.sidebar
+    b = state.baseline()
+    sb.markdown("**Baseline**")
+    if b is None:
+        sb.button(
+            "Pin as baseline",
+            key=state.watch_widget("w_pin", False),
+            icon=":material/push_pin:",
+            width="stretch",
+            on_click=state.pin_baseline,
+            args=(s,),
+            help="Keep this scenario as the baseline. Then change anything: every page shows "
+            "each headline figure's change against the baseline and draws the baseline "
+            "(dashed) in its charts. The share link carries both.",
+        )
+        return
+    keys = compare.changed_keys(s, b)
+    differs = (
+        "The scenario differs in: " + ", ".join(md_escape(k) for k in keys) + "."
+        if keys
+        else "The scenario is the same as the baseline: change something to compare."
+    )
+    sb.caption(f":material/push_pin: Baseline: {md_escape(scenario_label(b))}. {differs}")
+    a, b2, c = sb.columns(3)
+    a.button(
+        "Re-pin",
+        key=state.watch_widget("w_repin", False),
+        on_click=state.pin_baseline,
+        args=(s,),
+        help="Make the current scenario the baseline.",
+        width="stretch",
+    )
+    b2.button(
+        "Swap",
+        key=state.watch_widget("w_swap", False),
+        on_click=state.swap_baseline,
+        args=(s,),
+        help="Open the baseline as the scenario, and keep the current scenario as the baseline.",
+        width="stretch",
+    )
+    c.button(
+        "Clear",
+        key=state.watch_widget("w_unpin", False),
+        on_click=state.clear_baseline,
+        help="Drop the baseline.",
+        width="stretch",
+    )
+    sb.page_link("pages/6_Compare.py", label="Compare side by side", icon=":material/view_column:")
 
 
 _PENDING = "_whatif_pending_sidebar"
@@ -376,6 +431,12 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
     at :func:`draw_sidebar` with ``defer``)."""
     scenario, errors = state.load_scenario()
     widget_errors = st.session_state.pop("_whatif_widget_errors", [])
+    notice = state.baseline_notice()
+    if notice:
+        st.warning(
+            "The baseline in the link was dropped, because one of its settings is not valid "
+            f"({md_escape(notice)}). The scenario itself is shown as the link gives it."
+        )
     if errors or widget_errors:
         lines = [f"- {md_escape(e.key or 'link')}: {md_escape(e.message)}" for e in errors]
         lines += [f"- {md_escape(text)}" for text in widget_errors]

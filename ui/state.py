@@ -31,6 +31,8 @@ SESSION_PARAMS = "_whatif_params"
 # the scenario's values for those widgets, to compare with once the widgets are drawn.
 BROWSER_KEYS = "_whatif_browser_keys"
 WATCHED = "_whatif_watched"
+BASELINE = "_whatif_baseline"
+BASELINE_NOTICE = "_whatif_baseline_notice"
 
 
 def _query_pairs() -> list[tuple[str, str]]:
@@ -62,7 +64,11 @@ def _as_dict(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
 
 
 def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
-    """Resolve the URL leniently: bad keys are reported and dropped, the rest is kept."""
+    """Resolve the URL leniently: bad keys are reported and dropped, the rest is kept.
+
+    The link's other keys are kept beside the scenario: a pinned baseline (``base.*``, resolved
+    here; an invalid one is dropped with a notice, :func:`baseline_notice`) and the ids of
+    shared data sets (``data``, :func:`data_ids`)."""
     new_session = SESSION_PARAMS not in st.session_state
     st.session_state[BROWSER_KEYS] = _browser_widget_keys() if new_session else frozenset()
     st.session_state[WATCHED] = {}
@@ -78,17 +84,60 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
             )
         )
         pairs = []
-    scenario, more = resolve(pairs, strict=False)
-    st.session_state[SESSION_PARAMS] = codecs.to_params(scenario)
+    own, base_pairs, data, more = codecs.split_link(pairs)
+    scenario, more = resolve(own, strict=False)
+    baseline, notice = _resolve_baseline(base_pairs)
+    st.session_state[BASELINE] = baseline
+    st.session_state[BASELINE_NOTICE] = notice
+    if baseline is None:
+        base_pairs = []
+    st.session_state[SESSION_PARAMS] = codecs.to_params(scenario) + _extra_pairs(
+        base_pairs, data, more[: codecs.MAX_COMPARE]
+    )
     # the pages compute and show the engine's values; links and YAML keep them 'auto'
     return scenario.effective(), errors + more
 
 
-def write_scenario(scenario: Scenario) -> None:
-    """Put ``scenario`` into the URL and the session (called from widget callbacks)."""
-    params = codecs.to_params(scenario)
+def _resolve_baseline(pairs: list[tuple[str, str]]) -> tuple[Scenario | None, str | None]:
+    """The baseline of the link's ``base.*`` pairs, all or nothing: a baseline with one bad key
+    is not the one its author pinned, so it is dropped and the notice says why."""
+    if not pairs:
+        return None, None
+    scenario, errors = resolve(pairs, strict=False)
+    if errors:
+        first = errors[0]
+        key = f"{codecs.BASE_PREFIX}{first.key}" if first.key else "the baseline"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        return None, f"{key}: {first.message}{more}"
+    return scenario, None
+
+
+def _extra_pairs(
+    base: list[tuple[str, str]], data: list[str], more: list[str] = ()
+) -> list[tuple[str, str]]:
+    out = [(codecs.BASE_PREFIX + k, v) for k, v in base]
+    if data:
+        out.append((codecs.DATA_KEY, ",".join(data)))
+    out += [(codecs.COMPARE_KEY, q) for q in more]
+    return out
+
+
+def _session_extras() -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """The baseline's pairs, the data set ids and the Compare page's further scenarios this
+    session's link carries."""
+    _, base, data, more = codecs.split_link(st.session_state.get(SESSION_PARAMS) or [])
+    return base, data, more
+
+
+def _write(params: list[tuple[str, str]]) -> None:
     st.session_state[SESSION_PARAMS] = params
     st.query_params.from_dict(_as_dict(params))
+
+
+def write_scenario(scenario: Scenario) -> None:
+    """Put ``scenario`` into the URL and the session (called from widget callbacks); the
+    link's baseline and data sets stay."""
+    _write(codecs.to_params(scenario) + _extra_pairs(*_session_extras()))
 
 
 def apply_change(pairs: list[tuple[str, str]], drop_prefixes: tuple[str, ...] = ()) -> None:
@@ -96,15 +145,80 @@ def apply_change(pairs: list[tuple[str, str]], drop_prefixes: tuple[str, ...] = 
 
     A change that fails validation is kept out and reported on the next run.
     """
+    own, *_ = codecs.split_link(current_params())
     base = [
-        (k, v)
-        for k, v in current_params()
-        if not any(k == p or k.startswith(p + ".") for p in drop_prefixes)
+        (k, v) for k, v in own if not any(k == p or k.startswith(p + ".") for p in drop_prefixes)
     ]
     scenario, errors = resolve(base + pairs, strict=False)
     write_scenario(scenario)
     if errors:
         st.session_state["_whatif_widget_errors"] = [str(e) for e in errors]
+
+
+def baseline() -> Scenario | None:
+    """This run's pinned baseline (effective values, like the scenario), or None."""
+    b = st.session_state.get(BASELINE)
+    return None if b is None else b.effective()
+
+
+def baseline_notice() -> str | None:
+    """Why the link's baseline was dropped on this run (its first bad key), or None."""
+    return st.session_state.get(BASELINE_NOTICE)
+
+
+def pin_baseline(s: Scenario) -> None:
+    """Pin ``s`` as the baseline: every page compares with it, and the link carries it."""
+    own, _, data, more = codecs.split_link(current_params())
+    resolved, _ = resolve(own, strict=False)
+    _write(codecs.to_params(resolved) + _extra_pairs(codecs.to_params(s), data, more))
+
+
+def swap_baseline(s: Scenario) -> None:
+    """The baseline becomes the scenario and ``s`` the baseline (a what-if read both ways)."""
+    b = st.session_state.get(BASELINE)
+    if b is None:
+        return
+    _, _, data, more = codecs.split_link(current_params())
+    _write(codecs.to_params(b) + _extra_pairs(codecs.to_params(s), data, more))
+
+
+def clear_baseline() -> None:
+    own, _, data, more = codecs.split_link(current_params())
+    resolved, _ = resolve(own, strict=False)
+    _write(codecs.to_params(resolved) + _extra_pairs([], data, more))
+
+
+def data_ids() -> list[str]:
+    """The ids of the shared data sets the link carries (``data=<id>,…``), unvalidated."""
+    return _session_extras()[1]
+
+
+def set_data_ids(ids: list[str]) -> None:
+    """Make the link carry exactly ``ids`` (in order, duplicates dropped); the scenario and
+    the baseline stay."""
+    own, base, _, more = codecs.split_link(current_params())
+    _write(own + _extra_pairs(base, list(dict.fromkeys(ids)), more))
+
+
+def compared() -> list[str]:
+    """The Compare page's further scenarios (link query strings, unvalidated)."""
+    return _session_extras()[2]
+
+
+def set_compared(queries: list[str]) -> None:
+    """Make the link carry exactly these further scenarios for the Compare page."""
+    own, base, data, _ = codecs.split_link(current_params())
+    _write(own + _extra_pairs(base, data, queries[: codecs.MAX_COMPARE]))
+
+
+def link_extras() -> list[tuple[str, str]]:
+    """The pairs a share link carries after the scenario's: the baseline and the data sets."""
+    return _extra_pairs(*_session_extras())
+
+
+def share_link(s: Scenario, page: str) -> str:
+    """The share link of ``s`` on ``page`` with this session's baseline and data sets."""
+    return codecs.to_url(s, page=page, base=base_url(), extra=link_extras())
 
 
 def sync_widget(key: str, value: Any) -> str:

@@ -62,3 +62,18 @@ def latency(seconds: float) -> str:
     if value >= 100:
         return f"{value:,.0f} {unit}"
     return f"{value:#.3g} {unit}"
+
+
+def scenario_label(s) -> str:
+    """A scenario in one line of plain text (user text inside: escape it for markdown or
+    Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1"."""
+    s = s.effective()
+    return " · ".join(
+        [
+            s.model.name,
+            s.weights_dtype.upper(),
+            f"{s.gpus}× {s.hardware.name}",
+            s.engine_profile.name,
+            f"batch {s.batch:,}",
+        ]
+    )

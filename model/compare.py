@@ -1,0 +1,123 @@
+"""Scenarios side by side: the headline figures of every lens for up to four scenarios, one
+column each, with each figure's change against the first (the Compare page and the exports).
+
+The figures are :func:`model.evaluate.summary`'s; nothing is computed here that a lens does not
+show itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from model.evaluate import summary
+from model.scenario import Scenario
+
+MAX_SCENARIOS = 4
+
+
+@dataclass(frozen=True)
+class Row:
+    """One figure of the table: its label, where it is in ``summary()``, its unit, which way is
+    better (``lower``, ``higher`` or None) and how many significant digits it is shown with."""
+
+    section: str
+    label: str
+    path: str
+    unit: str = ""
+    better: str | None = "lower"
+    digits: int = 3
+
+
+ROWS = (
+    Row("Decode", "Aggregate throughput", "decode.tokens_per_s", "tok/s", "higher"),
+    Row("Decode", "Per-sequence throughput", "decode.tokens_per_s_per_seq", "tok/s", "higher"),
+    Row("Decode", "Step time", "decode.t_step_ms", "ms"),
+    Row("Decode", "Bound", "decode.bound", better=None),
+    Row("Decode", "Max batch in HBM", "memory.max_batch", "sequences", "higher"),
+    Row("Decode", "Weights per GPU", "memory.weights_per_gpu_gb", "GB"),
+    Row("Request", "Time to first token", "request.ttft_ms", "ms"),
+    Row("Request", "Time per output token", "request.tpot_ms", "ms"),
+    Row("Request", "End-to-end latency", "request.e2e_s", "s"),
+    Row("Request", "Requests per second", "request.requests_per_s", "req/s", "higher"),
+    Row("Launch", "Kernels per step", "launch.kernels", "", None),
+    Row("Launch", "Step, eager", "launch.t_step_eager_ms", "ms"),
+    Row("Launch", "Step, with graphs", "launch.t_step_graph_ms", "ms"),
+    Row("Launch", "Graph speed-up", "launch.graph_speedup", "×", "higher"),
+    Row("Cold start", "Time to ready", "cold_start.total_s", "s"),
+    Row("Cold start", "Weights to HBM", "cold_start.weights_s", "s"),
+    Row("Cold start", "Graphs and compile", "cold_start.graphs_jit_s", "s"),
+    Row("Cold start", "Optimised time to ready", "cold_start_optimised.total_s", "s"),
+    Row("Scale to zero", "Recommended strategy", "economics.recommended", better=None),
+    Row("Scale to zero", "Cost per day (recommended)", "economics.best_total_usd_per_day", "$"),
+    Row("Scale to zero", "Cold starts per day", "economics.best_cold_starts_per_day", ""),
+)
+
+
+def lookup(figures: dict, path: str):
+    """The value at a dotted ``path`` of a figures dict, or None where there is none."""
+    value = figures
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _with_best(figures: dict) -> dict:
+    eco = figures.get("economics")
+    if eco:
+        best = eco[eco["recommended"]]
+        eco = {
+            **eco,
+            "best_total_usd_per_day": best["total_usd_per_day"],
+            "best_cold_starts_per_day": best["cold_starts_per_day"],
+        }
+        figures = {**figures, "economics": eco}
+    return figures
+
+
+def change(value, first) -> float | None:
+    """The relative change of ``value`` against ``first`` (None when either is not a finite
+    number or ``first`` is 0)."""
+    ok = all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        for v in (value, first)
+    )
+    return (value - first) / abs(first) if ok and first else None
+
+
+def compare(scenarios: list[Scenario]) -> list[dict]:
+    """One dict per row of :data:`ROWS`: ``section``, ``label``, ``unit``, ``better``,
+    ``values`` (one per scenario, in order), ``changes`` (each value's relative change against
+    the first scenario's; None for the first and for text) and ``differs`` (whether any value
+    differs from the first)."""
+    if not 1 <= len(scenarios) <= MAX_SCENARIOS:
+        raise ValueError(f"compare takes 1 to {MAX_SCENARIOS} scenarios, got {len(scenarios)}")
+    figures = [_with_best(summary(s)) for s in scenarios]
+    rows = []
+    for row in ROWS:
+        values = [lookup(f, row.path) for f in figures]
+        first = values[0]
+        rows.append(
+            {
+                "section": row.section,
+                "label": row.label,
+                "unit": row.unit,
+                "better": row.better,
+                "digits": row.digits,
+                "values": values,
+                "changes": [None] + [change(v, first) for v in values[1:]],
+                "differs": any(_differs(v, first) for v in values[1:]),
+            }
+        )
+    return rows
+
+
+def _differs(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return not math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        except (TypeError, ValueError):
+            return True
+    return a != b

@@ -1,0 +1,26 @@
+"""Compare: up to four scenarios side by side (this one, the pinned baseline and up to two
+more), every lens's headline figures as columns, each figure's change against the first."""
+
+import streamlit as st
+
+from model.compare import MAX_SCENARIOS, compare
+from ui import compare_view
+from ui.layout import scenario_caption
+from ui.sidebar import draw_sidebar, page_scenario
+
+st.set_page_config(page_title="Compare · What-If Explorer", page_icon="🆚", layout="wide")
+s = page_scenario("compare", defer=True)
+st.title("Compare scenarios")
+scenario_caption(s)
+st.markdown(
+    f"Up to {MAX_SCENARIOS} scenarios side by side: this one, the baseline pinned in the "
+    "sidebar, and up to two more added below. Each figure's change is against the first column; "
+    "changed figures are highlighted (▲ rise, ▼ fall; blue where it is better, orange where it "
+    "is worse)."
+)
+columns = compare_view.columns(s)
+draw_sidebar()
+rows = compare(columns.scenarios)
+compare_view.headers(columns)
+compare_view.table(rows, columns)
+compare_view.add_controls(s, columns)
