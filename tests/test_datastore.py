@@ -50,7 +50,9 @@ class Clock:
 def _need(reason: str) -> None:
     """Skip, or fail under CI, where the real PostgreSQL server cannot be had."""
     if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"{reason} (CI=true, where .ci/run installs PostgreSQL)", pytrace=False)
+        pytest.fail(
+            f"{reason} (CI=true: .ci/run installs PostgreSQL and the test extra)", pytrace=False
+        )
     pytest.skip(reason)
 
 

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.examples import examples
 from model.presets import scenario_names
+from tests.test_datastore import postgres_url  # noqa: F401 - the real PostgreSQL server fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "5_Measurements.py")
@@ -284,3 +285,19 @@ def test_a_link_with_data_shows_the_points_on_a_lens_page(store_dir):
     assert any("Diamonds: 11 measured steps" in c.value for c in at.caption), [
         c.value for c in at.caption
     ]
+
+
+def test_a_shared_link_works_the_same_with_the_postgresql_store(request, monkeypatch):
+    """Two app replicas on one PostgreSQL database: the link made on one opens on the other
+    (skipped with the reason where PostgreSQL cannot be started here; required under CI)."""
+    import datastore
+
+    url = request.getfixturevalue("postgres_url")
+    monkeypatch.setenv(datastore.ENV_URL, url)
+    first = paste(fresh(), DECODE_CSV)
+    assert datastore.get_store().kind == "postgresql"
+    ids = link_data(first)
+    assert len(ids) == 1
+    monkeypatch.setattr(datastore, "_cached", None)  # another replica: its own store object
+    again = fresh(data=ids[0])
+    assert metrics(again) == metrics(first) and not again.warning
