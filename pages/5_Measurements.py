@@ -35,6 +35,7 @@ view.headline(s, sets, cal)
 assumption_line(s)
 draw_sidebar()
 
+view.sharing_notice()
 with st.expander("Add measurements", expanded=not sets):
     view.upload_area()
     st.markdown("**Templates** of the page's own CSV formats (columns carry their units):")
@@ -51,10 +52,11 @@ with st.expander("Add measurements", expanded=not sets):
     view.examples_area()
 
 view.errors_area(data.errors())
+view.notices_area(data.notices())
 if not sets:
     st.info(
         "No measurements yet. Upload your files above, paste a log, or load an example data "
-        "set; everything stays in this browser session."
+        "set; the share link then shows them too."
     )
     st.stop()
 

@@ -61,7 +61,17 @@ def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
         )
 
 
+def sharing_notice() -> None:
+    """A warning when uploads cannot be shared through the link (the store is unavailable)."""
+    ok, text = data.sharing_status()
+    if not ok:
+        st.warning(text)
+
+
 def upload_area() -> None:
+    ok, text = data.sharing_status()
+    if ok:
+        st.caption(text)
     st.file_uploader(
         "Measurement files: our CSVs, vLLM start-up logs, vLLM benchmark JSON/JSONL/stdout, "
         "GenAI-Perf CSV/JSON (5 MB each at most)",
@@ -96,6 +106,12 @@ def examples_area() -> None:
 def errors_area(errs: list[tuple[str, str]]) -> None:
     for name, message in errs:
         st.error(f"**{md_escape(name)}**: {md_escape(message)}")
+
+
+def notices_area(notes: list[str]) -> None:
+    """What sharing could not do (texts from :func:`ui.measure_data.notices`, escaped there)."""
+    for text in notes:
+        st.warning(text)
 
 
 def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
