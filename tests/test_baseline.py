@@ -244,3 +244,12 @@ def test_compare_page_columns_and_bad_compared_link():
     at = open_page("pages/6_Compare.py", pairs + [("vs", "batch=-1")])
     assert any("left out" in w.value for w in at.warning)
     assert list(at.dataframe[0].value.columns)[2:] == ["1 · Baseline", "2 · This scenario"]
+
+
+@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/3_Cold_start.py"])
+def test_a_link_to_a_missing_data_set_opens_any_page_with_a_notice(page):
+    at = open_page(page, [("scenario", SEED), ("data", "a" * 64 + ",ex-nothing")])
+    shown = " ".join(w.value for w in at.warning)
+    assert "is no longer stored" in shown and "not one of the example data sets" in shown
+    assert next(m for m in at.metric if m.label in ("Step time", "Time to ready")).value
+    assert "data" not in at.query_params  # the ids that could not be opened leave the link

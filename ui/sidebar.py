@@ -426,6 +426,19 @@ def draw_sidebar() -> None:
         sidebar(*pending)
 
 
+def _open_linked_data() -> None:
+    """Open the measurement data sets a link names (``data=``) on whichever page it opens, and
+    say here what could not be opened (a data set no longer stored, a malformed id, the store
+    unavailable); the Measurements page lists these notices itself."""
+    from ui import measure_data  # the importers: only for links that carry data sets
+
+    before = set(measure_data.notices())
+    measure_data.sync_from_link()
+    for text in measure_data.notices():
+        if text not in before:
+            st.warning(text, icon=":material/database:")  # markdown with user text escaped
+
+
 def page_scenario(page: str, defer: bool = False) -> Scenario:
     """Every page's first call: scenario from URL/session, warnings, and the sidebar (now, or
     at :func:`draw_sidebar` with ``defer``)."""
@@ -444,6 +457,8 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
             "Some settings were not accepted and are left at the scenario's values:\n\n"
             + "\n".join(lines)
         )
+    if state.data_ids() and page != "measurements":
+        _open_linked_data()
     if defer:
         st.session_state[_PENDING] = (scenario, page, errors)
     else:
