@@ -9,6 +9,7 @@ from ui.layout import (
     bound_metric,
     calibration_notice,
     fmt,
+    glossary,
     request_metrics,
     scenario_caption,
 )
@@ -46,7 +47,10 @@ c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
 c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms")
 bound_metric(c[2], dec["bound"])
 c[3].metric(
-    "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
+    "AI / ridge [FLOP/B]",
+    f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
+    help="Arithmetic intensity (FLOPs per byte read) of this step / the ridge point of the "
+    "GPU: below the ridge the step waits on memory, above it on the arithmetic.",
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}")
 st.caption(
@@ -61,10 +65,18 @@ st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":mater
 st.subheader("Launch overhead and CUDA graphs")
 c = st.columns(6)
 c[0].metric("Kernels / step", f"{lf['kernels']:,}", help="eager launches per decode step")
-c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms")
+c[1].metric(
+    "Eager launch time",
+    f"{lf['t_launch_eager_ms']:.3f} ms",
+    help="Kernels per step × the CPU cost τ of one launch, paid when graphs are off.",
+)
 c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
 c[3].metric("Step, graph", f"{lf['t_step_graph_ms']:.3f} ms", help=f"mode: {lf['graph_mode']}")
-c[4].metric("Graph speed-up", f"{lf['graph_speedup']:.2f}×")
+c[4].metric(
+    "Graph speed-up",
+    f"{lf['graph_speedup']:.2f}×",
+    help="Eager step time ÷ graph step time at this batch.",
+)
 c[5].metric(
     "Graphs captured",
     f"{lf['graphs_captured']:,}",
@@ -83,16 +95,24 @@ st.subheader("Cold start")
 best = figures["cold_start_optimised"]
 c = st.columns(5)
 c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s")
-c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s")
+c[1].metric(
+    "Floor (items 1–3)",
+    f"{cs['floor_s']:,.1f} s",
+    help="Process init + CUDA context + allocator: what no loader crosses.",
+)
 c[2].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
     help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, "
     + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
-    + f"H2D {cs['weights_h2d_s']:.2f} s, "
+    + f"host-to-device copy (H2D) {cs['weights_h2d_s']:.2f} s, "
     + ("overlapped" if cs["overlap"] else "in series"),
 )
-c[3].metric("5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s")
+c[3].metric(
+    "5 Graphs + JIT",
+    f"{cs['graphs_jit_s']:,.1f} s",
+    help="torch.compile's just-in-time (JIT) compilation and the capture of the CUDA graphs.",
+)
 c[4].metric(
     "Optimised",
     f"{best['total_s']:,.1f} s",
@@ -110,3 +130,4 @@ st.caption(
 st.page_link(
     "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
 )
+glossary()

@@ -57,7 +57,11 @@ c[0].metric(
     if s.kernels is None
     else "set by the kernels override",
 )
-c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms", help="N × τ")
+c[1].metric(
+    "Eager launch time",
+    f"{lf['t_launch_eager_ms']:.3f} ms",
+    help="N × τ: kernels per step × the CPU cost τ of one launch.",
+)
 c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
 c[3].metric(
     "Step, graph",
