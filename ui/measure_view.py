@@ -250,7 +250,9 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
     if keys:
         row[2].caption(
             "Apply sets "
-            + ", ".join(f"{key_name(k)} to {v:g}" for k, v in keys.items())
+            + ", ".join(
+                f"{key_name(k)} to {v:g} {UNITS.get(k, '')}".rstrip() for k, v in keys.items()
+            )
             + "; every page then uses them."
         )
 
