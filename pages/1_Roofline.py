@@ -59,14 +59,16 @@ bound_metric(c[3], dec["bound"], delta=d("decode.bound"))
 c[4].metric(
     "AI vs ridge",
     f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
-    help="FLOP/byte of this step against the ridge point of the compute dtype "
-    f"({rf['compute_dtype']}).",
+    help="Arithmetic intensity (FLOPs per byte read) of this step against the ridge point of "
+    f"the compute dtype ({rf['compute_dtype']}): below the ridge the step waits on memory, "
+    "above it on the arithmetic.",
     **d("roofline.arithmetic_intensity", None, "FLOP/B"),
 )
 c[5].metric(
     "Max batch in HBM",
     f"{mem['max_batch']:,}",
-    help=f"At {max(s.context_tokens, 1):,} context tokens after weights and graphs.",
+    help=f"Sequences whose KV cache fits at {max(s.context_tokens, 1):,} context tokens, in "
+    "the GPU memory left after the weights and the CUDA graphs.",
     **d("memory.max_batch", "higher"),
 )
 st.caption(
@@ -153,7 +155,7 @@ if tabs[1].open:
             mem,
             s,
             "the weights in this HBM bar, the memory time of the step and the max batch use it; the "
-            "seed's table below sizes its rows in another dtype from params × bytes",
+            "BF16/INT4 × CUDA graphs table sizes its rows in another dtype from params × bytes",
         )
 if tabs[2].open:
     with tabs[2]:
@@ -162,9 +164,9 @@ if tabs[2].open:
             table.rename(
                 columns={
                     "configuration": "configuration",
-                    "t_hbm_ms": "T_HBM [ms]",
-                    "t_fixed_ms": "T_fixed [ms]",
-                    "t_step_ms": "T_step [ms]",
+                    "t_hbm_ms": "HBM reads [ms]",
+                    "t_fixed_ms": "launches + host [ms]",
+                    "t_step_ms": "step [ms]",
                     "tokens_per_s": "tok/s",
                     "speedup": "vs BF16 eager",
                 }
@@ -173,7 +175,7 @@ if tabs[2].open:
             width="stretch",
             column_config={
                 c: st.column_config.NumberColumn(format="%.3f")
-                for c in ("T_HBM [ms]", "T_fixed [ms]", "T_step [ms]", "vs BF16 eager")
+                for c in ("HBM reads [ms]", "launches + host [ms]", "step [ms]", "vs BF16 eager")
             }
             | {"tok/s": st.column_config.NumberColumn(format="%.1f")},
         )
@@ -189,5 +191,5 @@ if tabs[3].open:
     with tabs[3]:
         sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
         breakdown = breakdown_table(fig, ("roofline", "decode", "request", "memory"))
-        downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
+        downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "INT4 table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

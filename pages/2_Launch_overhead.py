@@ -64,7 +64,7 @@ c[0].metric(
 c[1].metric(
     "Eager launch time",
     f"{lf['t_launch_eager_ms']:.3f} ms",
-    help="N × τ",
+    help="N × τ: kernels per step × the CPU cost τ of one launch.",
     **d("launch.t_launch_eager_ms", "lower", "ms"),
 )
 c[2].metric(

@@ -86,7 +86,7 @@ else:
     c[3].metric(
         "Sleep level 1 wake",
         f"{cs['wake_level1_s']:.2f} s",
-        help="If the server slept instead of stopping (sleep_level=1): the weights come back "
+        help="If the server slept instead of stopping (Sleep level 1): the weights come back "
         f"from host RAM, {cs['wake_level1_speedup']:.0f}× faster.",
         **d("wake_level1_s", "lower", "s"),
     )
@@ -110,7 +110,8 @@ c[2].metric(
 c[3].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
-    help=f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
+    help="Read the checkpoint, then the host-to-device (H2D) copy to each GPU: "
+    f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
     f"({cs['concurrency']} streams), "
     + (f"host pass {cs['weights_host_s']:.2f} s, " if cs["weights_host_s"] else "")
     + f"H2D {cs['weights_h2d_s']:.2f} s per GPU at {cs['h2d_gb_s']:g} GB/s, "
@@ -140,7 +141,7 @@ extras = [
 ]
 st.caption(
     (
-        "Beside the seed's five items, this engine's start-up runs "
+        "Beside the cold-start runbook's five items, this engine's start-up runs "
         + ", ".join(
             f"{SUBLINE_NAMES[name]} {value:g} s (in item "
             f"{ {'cuda_context_s': 2, 'allocator_s': 3, 'graphs_jit_s': 5}[item] })"
@@ -148,7 +149,7 @@ st.caption(
         )
         + ". "
         if extras
-        else "No start-up steps beside the seed's five items (ideal physics). "
+        else "No start-up steps beside the cold-start runbook's five items (ideal physics). "
     )
     + f"Item 4 assumes {md_escape(cs['read_assumes'])}"
     + (
@@ -202,8 +203,8 @@ st.info(
     f"time to ready goes {wide['total_s']:,.1f} s → {narrow['total_s']:,.1f} s, "
     f"{1 - narrow['total_s'] / wide['total_s']:.0%} less{', not half' if halves else ''}."
     + (
-        f" This scenario's size is fixed by `weights_gb`; the {other.upper()} side is params × "
-        "bytes."
+        f" This scenario's size is fixed by Weights size (sidebar); the {other.upper()} side "
+        "is params × bytes."
         if lens["memory"]["weights_gb_set"]
         else ""
     )

@@ -98,7 +98,7 @@ def test_landing_page_says_when_a_calibration_is_applied():
     at.query_params["calibrated"] = "bw_efficiency"
     run(at)
     shown = [i.value.replace("\\", "").replace("\u2060", "") for i in at.info]
-    assert any("Calibrated to measurements: bw_efficiency = 0.61" in t for t in shown), shown
+    assert any("Calibrated to measurements: bandwidth efficiency = 0.61" in t for t in shown), shown
 
 
 def test_a_bad_calibrated_key_in_a_link_is_named_and_the_page_still_works():

@@ -16,7 +16,7 @@ from model.overrides import resolve
 from model.presets import scenario_names
 from model.scenario import Scenario
 from ui import compare, state
-from ui.text import md_escape, scenario_label
+from ui.text import key_name, md_escape, scenario_label
 
 #: the highlight of a changed figure: blue for better, orange for worse, grey when neither
 #: (Okabe-Ito's blue and orange, told apart by colour-blind readers; ▲/▼ is the second cue)
@@ -84,7 +84,9 @@ def headers(cols: Columns) -> None:
         if i:
             keys = compare.changed_keys(sc, first)
             col.caption(
-                "Differs in: " + ", ".join(md_escape(k) for k in keys) if keys else "Same settings."
+                "Differs in: " + ", ".join(dict.fromkeys(md_escape(key_name(k)) for k in keys))
+                if keys
+                else "Same settings."
             )
 
 
