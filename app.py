@@ -10,6 +10,8 @@ from ui.layout import (
     bound_metric,
     calibration_notice,
     fmt,
+    glossary,
+    latency,
     request_metrics,
     scenario_caption,
 )
@@ -48,7 +50,10 @@ c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), **d("decode.tokens_per_
 c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms", **d("decode.t_step_ms", "lower", "ms"))
 bound_metric(c[2], dec["bound"], delta=d("decode.bound"))
 c[3].metric(
-    "AI / ridge [FLOP/B]", f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
+    "AI / ridge [FLOP/B]",
+    f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
+    help="Arithmetic intensity (FLOPs per byte read) of this step / the ridge point of the "
+    "GPU: below the ridge the step waits on memory, above it on the arithmetic.",
 )
 c[4].metric("Max batch in HBM", f"{mem['max_batch']:,}", **d("memory.max_batch", "higher"))
 st.caption(
@@ -65,20 +70,26 @@ c = st.columns(6)
 c[0].metric("Kernels / step", f"{lf['kernels']:,}", help="eager launches per decode step")
 c[1].metric(
     "Eager launch time",
-    f"{lf['t_launch_eager_ms']:.3f} ms",
+    latency(lf["t_launch_eager_ms"] / 1e3),
+    help="Kernels per step × the CPU cost τ of one launch, paid when graphs are off.",
     **d("launch.t_launch_eager_ms", "lower", "ms"),
 )
 c[2].metric(
-    "Step, eager", f"{lf['t_step_eager_ms']:.3f} ms", **d("launch.t_step_eager_ms", "lower", "ms")
+    "Step, eager",
+    latency(lf["t_step_eager_ms"] / 1e3),
+    **d("launch.t_step_eager_ms", "lower", "ms"),
 )
 c[3].metric(
     "Step, graph",
-    f"{lf['t_step_graph_ms']:.3f} ms",
+    latency(lf["t_step_graph_ms"] / 1e3),
     help=f"mode: {lf['graph_mode']}",
     **d("launch.t_step_graph_ms", "lower", "ms"),
 )
 c[4].metric(
-    "Graph speed-up", f"{lf['graph_speedup']:.2f}×", **d("launch.graph_speedup", "higher", "×")
+    "Graph speed-up",
+    f"{lf['graph_speedup']:.2f}×",
+    help="Eager step time ÷ graph step time at this batch.",
+    **d("launch.graph_speedup", "higher", "×"),
 )
 c[5].metric(
     "Graphs captured",
@@ -98,18 +109,26 @@ st.subheader("Cold start")
 best = figures["cold_start_optimised"]
 c = st.columns(5)
 c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s", **d("cold_start.total_s", "lower", "s"))
-c[1].metric("Floor (items 1–3)", f"{cs['floor_s']:,.1f} s", **d("cold_start.floor_s", "lower", "s"))
+c[1].metric(
+    "Floor (items 1–3)",
+    f"{cs['floor_s']:,.1f} s",
+    help="Process init + CUDA context + allocator: what no loader crosses.",
+    **d("cold_start.floor_s", "lower", "s"),
+)
 c[2].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
     help=f"{s.loader} from {s.storage}: read {cs['weights_read_s']:,.1f} s, "
     + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
-    + f"H2D {cs['weights_h2d_s']:.2f} s, "
+    + f"host-to-device copy (H2D) {cs['weights_h2d_s']:.2f} s, "
     + ("overlapped" if cs["overlap"] else "in series"),
     **d("cold_start.weights_s", "lower", "s"),
 )
 c[3].metric(
-    "5 Graphs + JIT", f"{cs['graphs_jit_s']:,.1f} s", **d("cold_start.graphs_jit_s", "lower", "s")
+    "5 Graphs + JIT",
+    f"{cs['graphs_jit_s']:,.1f} s",
+    help="torch.compile's just-in-time (JIT) compilation and the capture of the CUDA graphs.",
+    **d("cold_start.graphs_jit_s", "lower", "s"),
 )
 c[4].metric(
     "Optimised",
@@ -129,3 +148,4 @@ st.caption(
 st.page_link(
     "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
 )
+glossary()

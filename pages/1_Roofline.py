@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import roofline_lens
-from ui import measure_data, roofline_charts
+from ui import compare, measure_data, roofline_charts
+from ui.chart_view import chart
 from ui.formulas import roofline_formulas
 from ui.layout import (
     assumption_line,
@@ -25,6 +26,8 @@ from ui.sidebar import draw_sidebar, page_scenario
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
 s = page_scenario("roofline", defer=True)
 lens = roofline_lens(s)
+b, blens = compare.baseline(), compare.lens(roofline_lens)
+d = compare.Deltas(lens["figures"], blens and blens["figures"])
 fig, dec, mem, rf, req = (
     lens["figures"],
     lens["figures"]["decode"],
@@ -38,33 +41,42 @@ scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graph
 fit_warning(mem, s)
 
 c = st.columns(6)
-c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]))
-c[1].metric("Per-sequence tok/s", fmt(dec["tokens_per_s_per_seq"]))
+c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), **d("decode.tokens_per_s", "higher"))
+c[1].metric(
+    "Per-sequence tok/s",
+    fmt(dec["tokens_per_s_per_seq"]),
+    **d("decode.tokens_per_s_per_seq", "higher"),
+)
 c[2].metric(
     "Step time",
     f"{dec['t_step_ms']:.3f} ms",
     help=f"GPU {dec['t_gpu_ms']:.3f} ms (memory {dec['t_memory_ms']:.3f}, compute "
     f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
     f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms",
+    **d("decode.t_step_ms", "lower", "ms"),
 )
-bound_metric(c[3], dec["bound"])
+bound_metric(c[3], dec["bound"], delta=d("decode.bound"))
 c[4].metric(
     "AI vs ridge",
     f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}",
-    help="FLOP/byte of this step against the ridge point of the compute dtype "
-    f"({rf['compute_dtype']}).",
+    help="Arithmetic intensity (FLOPs per byte read) of this step against the ridge point of "
+    f"the compute dtype ({rf['compute_dtype']}): below the ridge the step waits on memory, "
+    "above it on the arithmetic.",
+    **d("roofline.arithmetic_intensity", None, "FLOP/B"),
 )
 c[5].metric(
     "Max batch in HBM",
     f"{mem['max_batch']:,}",
-    help=f"At {max(s.context_tokens, 1):,} context tokens after weights and graphs.",
+    help=f"Sequences whose KV cache fits at {max(s.context_tokens, 1):,} context tokens, in "
+    "the GPU memory left after the weights and the CUDA graphs.",
+    **d("memory.max_batch", "higher"),
 )
 st.caption(
     f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
     f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
     f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
 )
-request_metrics(req)
+request_metrics(req, base=d.base and d.base["request"])
 assumption_line(s)
 
 table = pd.DataFrame(lens["seed_table"])
@@ -83,7 +95,7 @@ tabs = lazy_tabs(
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns(2)
-        left.plotly_chart(
+        chart(
             roofline_charts.roofline_figure(
                 s,
                 lens["sweep"],
@@ -92,10 +104,20 @@ if tabs[0].open:
                 rf["compute_dtype"],
                 req,
             ),
-            width="stretch",
+            "roofline",
+            base=blens
+            and roofline_charts.roofline_figure(
+                b,
+                blens["sweep"],
+                blens["current_index"],
+                blens["figures"]["roofline"]["ridge_flop_per_byte"],
+                blens["figures"]["roofline"]["compute_dtype"],
+                blens["figures"]["request"],
+            ),
+            where=left,
         )
         measured = measure_data.lens_points({"step_ms", "tpot_ms"})
-        right.plotly_chart(
+        chart(
             with_measured(
                 roofline_charts.step_composition_figure(
                     lens["sweep"],
@@ -106,7 +128,16 @@ if tabs[0].open:
                 ),
                 measured,
             ),
-            width="stretch",
+            "step-time",
+            base=blens
+            and roofline_charts.step_composition_figure(
+                blens["sweep"],
+                b.batch,
+                blens["ridge_batch"],
+                blens["figures"]["memory"]["max_batch"],
+                None if b.cuda_graphs == "none" else max(b.capture_sizes),
+            ),
+            where=right,
         )
         if measured:
             right.caption(
@@ -115,12 +146,16 @@ if tabs[0].open:
             )
 if tabs[1].open:
     with tabs[1]:
-        st.plotly_chart(roofline_charts.memory_figure(mem), width="stretch")
+        chart(
+            roofline_charts.memory_figure(mem),
+            "hbm",
+            base=blens and roofline_charts.memory_figure(blens["figures"]["memory"]),
+        )
         weights_size_notice(
             mem,
             s,
             "the weights in this HBM bar, the memory time of the step and the max batch use it; the "
-            "seed's table below sizes its rows in another dtype from params × bytes",
+            "BF16/INT4 × CUDA graphs table sizes its rows in another dtype from params × bytes",
         )
 if tabs[2].open:
     with tabs[2]:
@@ -129,9 +164,9 @@ if tabs[2].open:
             table.rename(
                 columns={
                     "configuration": "configuration",
-                    "t_hbm_ms": "T_HBM [ms]",
-                    "t_fixed_ms": "T_fixed [ms]",
-                    "t_step_ms": "T_step [ms]",
+                    "t_hbm_ms": "HBM reads [ms]",
+                    "t_fixed_ms": "launches + host [ms]",
+                    "t_step_ms": "step [ms]",
                     "tokens_per_s": "tok/s",
                     "speedup": "vs BF16 eager",
                 }
@@ -140,7 +175,7 @@ if tabs[2].open:
             width="stretch",
             column_config={
                 c: st.column_config.NumberColumn(format="%.3f")
-                for c in ("T_HBM [ms]", "T_fixed [ms]", "T_step [ms]", "vs BF16 eager")
+                for c in ("HBM reads [ms]", "launches + host [ms]", "step [ms]", "vs BF16 eager")
             }
             | {"tok/s": st.column_config.NumberColumn(format="%.1f")},
         )
@@ -156,5 +191,5 @@ if tabs[3].open:
     with tabs[3]:
         sweep = pd.DataFrame({k: v for k, v in lens["sweep"].items()})
         breakdown = breakdown_table(fig, ("roofline", "decode", "request", "memory"))
-        downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "Seed table": table}, "roofline")
+        downloads(s, {"Figures": breakdown, "Batch sweep": sweep, "INT4 table": table}, "roofline")
 roofline_formulas(rf["compute_dtype"], s.weights_dtype)

@@ -5,8 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from model.evaluate import launch_lens
-from ui import launch_charts, measure_data
+from ui import compare, launch_charts, measure_data
 from ui.buckets import bucket_editor
+from ui.chart_view import chart
 from ui.formulas import launch_formulas
 from ui.layout import (
     assumption_line,
@@ -26,6 +27,8 @@ from ui.sidebar import draw_sidebar, page_scenario
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
 s = page_scenario("launch", defer=True)
 lens = launch_lens(s)
+b, blens = compare.baseline(), compare.lens(launch_lens)
+d = compare.Deltas(lens["figures"], blens and blens["figures"])
 fig = lens["figures"]
 lf, dec, mem = fig["launch"], fig["decode"], fig["memory"]
 
@@ -56,20 +59,30 @@ c[0].metric(
     help=f"{s.model.layers} layers × {s.kernels_per_layer} per layer"
     if s.kernels is None
     else "set by the kernels override",
+    **d("launch.kernels", None),
 )
-c[1].metric("Eager launch time", f"{lf['t_launch_eager_ms']:.3f} ms", help="N × τ")
-c[2].metric("Step, eager", f"{lf['t_step_eager_ms']:.3f} ms")
+c[1].metric(
+    "Eager launch time",
+    f"{lf['t_launch_eager_ms']:.3f} ms",
+    help="N × τ: kernels per step × the CPU cost τ of one launch.",
+    **d("launch.t_launch_eager_ms", "lower", "ms"),
+)
+c[2].metric(
+    "Step, eager", f"{lf['t_step_eager_ms']:.3f} ms", **d("launch.t_step_eager_ms", "lower", "ms")
+)
 c[3].metric(
     "Step, graph",
     f"{lf['t_step_graph_ms']:.3f} ms",
     help=f"{lf['graph_mode']}: {lf['launches_graph']} launch(es), batch padded to "
     f"{lf['padded_batch']}",
+    **d("launch.t_step_graph_ms", "lower", "ms"),
 )
 c[4].metric(
     "Graph speed-up",
     f"{lf['graph_speedup']:.2f}×",
     help=f"Launch tax: {share(lf['launch_tax_of_gpu_time'])} of the GPU time, "
     f"{lf['launch_share_of_eager_step']:.0%} of the eager step.",
+    **d("launch.graph_speedup", "higher", "×"),
 )
 c = st.columns(5)
 c[0].metric(
@@ -77,6 +90,7 @@ c[0].metric(
     f"{fmt(lf['launch_ceiling_tokens_per_s'])} tok/s",
     help="1 / (N·τ): tokens per second per sequence if the GPU took no time, eager. "
     f"At batch {s.batch}: {fmt(lf['launch_ceiling_aggregate_tokens_per_s'])} tok/s in all.",
+    **d("launch.launch_ceiling_tokens_per_s", "higher", "tok/s"),
 )
 c[1].metric(
     "Padded batch",
@@ -90,9 +104,15 @@ c[2].metric(
     f"{lf['graphs_captured']:,}",
     help=f"{lf['capture_s']:.1f} s of start-up at {s.capture_s_per_graph:g} s per graph; "
     f"{lf['graph_memory_gb']:.2f} GB per GPU.",
+    **d("launch.graphs_captured", None),
 )
-c[3].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), help="This scenario, as configured.")
-bound_metric(c[4], dec["bound"])
+c[3].metric(
+    "Aggregate tok/s",
+    fmt(dec["tokens_per_s"]),
+    help="This scenario, as configured.",
+    **d("decode.tokens_per_s", "higher"),
+)
+bound_metric(c[4], dec["bound"], delta=d("decode.bound"))
 st.caption(
     f"Launch tax {share(lf['launch_tax_of_gpu_time'])} of the GPU time "
     f"({lf['launch_share_of_eager_step']:.0%} of the eager step) · capture "
@@ -118,15 +138,17 @@ tabs = lazy_tabs(
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns([3, 2])
-        left.plotly_chart(
+        chart(
             launch_charts.timeline_figure(lens["timeline"], s.host_ms * 1e-3, s.launch_model),
-            width="stretch",
+            "step-timeline",
+            where=left,
         )
-        right.plotly_chart(
+        chart(
             launch_charts.timeline_figure(
                 lens["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12
             ),
-            width="stretch",
+            "step-timeline-zoom",
+            where=right,
         )
         st.caption(
             "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or one replay "
@@ -135,7 +157,7 @@ if tabs[0].open:
             "too short to draw one by one; the right chart zooms on the first launches."
         )
 
-        st.plotly_chart(
+        chart(
             with_measured(
                 launch_charts.mode_sweep_figure(
                     lens["grid"],
@@ -148,7 +170,16 @@ if tabs[0].open:
                 measure_data.lens_points({"step_ms", "tpot_ms"}),
                 y_of=lambda p: p.measured * 1000.0 / p.x,  # µs per token
             ),
-            width="stretch",
+            "graphs-modes",
+            base=blens
+            and launch_charts.mode_sweep_figure(
+                blens["grid"],
+                blens["modes"],
+                b.batch,
+                b.capture_sizes,
+                blens["grid_waste"],
+                blens["figures"]["memory"]["max_batch"],
+            ),
         )
         st.dataframe(
             modes.rename(
@@ -178,14 +209,22 @@ if tabs[0].open:
 if tabs[1].open:
     with tabs[1]:
         left, right = st.columns(2)
-        left.plotly_chart(
+        chart(
             launch_charts.launch_share_figure(
                 lens["share"],
                 lf["kernels"],
                 s.launch_us,
                 s.hardware.hbm_bandwidth_tb_s * s.bw_efficiency,
             ),
-            width="stretch",
+            "graph-speedup-vs-weights",
+            base=blens
+            and launch_charts.launch_share_figure(
+                blens["share"],
+                blens["figures"]["launch"]["kernels"],
+                b.launch_us,
+                b.hardware.hbm_bandwidth_tb_s * b.bw_efficiency,
+            ),
+            where=left,
         )
         right.markdown(
             "**Same launch tax, smaller compute.** N·τ does not depend on the weights, so shrinking "
@@ -246,8 +285,10 @@ if tabs[2].open:
                 help=f"{lf['graphs_captured']} graphs ({s.cuda_graphs}); {lf['graph_memory_gb']:.2f} GB "
                 "per GPU",
             )
-        right.plotly_chart(
-            launch_charts.bucket_figure(bk, s.capture_sizes, s.batch), width="stretch"
+        chart(
+            launch_charts.bucket_figure(bk, s.capture_sizes, s.batch),
+            "capture-buckets",
+            where=right,
         )
 if tabs[3].open:
     with tabs[3]:

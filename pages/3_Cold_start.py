@@ -6,8 +6,9 @@ import streamlit as st
 
 from model.cold_start import cold_start_lens
 from model.presets import cold_start_presets
-from ui import cold_charts, measure_data
+from ui import cold_charts, compare, measure_data
 from ui.buckets import bucket_editor
+from ui.chart_view import chart
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import (
@@ -26,6 +27,9 @@ from ui.sidebar import draw_sidebar, page_scenario
 st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
 s = page_scenario("cold_start", defer=True)
 lens = cold_start_lens(s)
+b, blens = compare.baseline(), compare.lens(cold_start_lens)
+d = compare.Deltas(lens["figures"], blens and blens["figures"])
+d_opt = compare.Deltas(lens["columns"], blens and blens["columns"])
 cs = lens["figures"]
 opt = lens["columns"]["optimised"]
 presets = cold_start_presets()
@@ -43,18 +47,32 @@ if not lens["memory"]["weights_fit"]:
     fit_warning(lens["memory"], s, "the start-up figures below")
 
 c = st.columns(4)
-c[0].metric("Time to ready", f"{cs['total_s']:,.1f} s", help="Items 1–5 in series.")
+c[0].metric(
+    "Time to ready",
+    f"{cs['total_s']:,.1f} s",
+    help="Items 1–5 in series.",
+    **d("total_s", "lower", "s"),
+)
 c[1].metric(
     "Floor (items 1–3)",
     f"{cs['floor_s']:,.1f} s",
     help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
     "sleep mode or a warm replica help.",
+    **d("floor_s", "lower", "s"),
 )
 c[2].metric(
     "Optimised",
     f"{opt['total_s']:,.1f} s",
-    delta=f"{opt['total_s'] - cs['total_s']:.1f} s" if opt["total_s"] < cs["total_s"] else None,
-    delta_color="inverse",
+    **(
+        d_opt("optimised.total_s", "lower", "s")
+        if d_opt
+        else {
+            "delta": f"{opt['total_s'] - cs['total_s']:.1f} s"
+            if opt["total_s"] < cs["total_s"]
+            else None,
+            "delta_color": "inverse",
+        }
+    ),
     help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
 )
 if s.sleep_level:
@@ -62,21 +80,24 @@ if s.sleep_level:
         f"Wake from sleep level {s.sleep_level}",
         f"{cs['wake_s']:.2f} s",
         help=f"{cs['wake_speedup']:.0f}× faster than the full cold start.",
+        **d("wake_s", "lower", "s"),
     )
 else:
     c[3].metric(
         "Sleep level 1 wake",
         f"{cs['wake_level1_s']:.2f} s",
-        help="If the server slept instead of stopping (sleep_level=1): the weights come back "
+        help="If the server slept instead of stopping (Sleep level 1): the weights come back "
         f"from host RAM, {cs['wake_level1_speedup']:.0f}× faster.",
+        **d("wake_level1_s", "lower", "s"),
     )
 c = st.columns(5)
-c[0].metric("1 Process init", f"{cs['process_init_s']:,.1f} s")
+c[0].metric("1 Process init", f"{cs['process_init_s']:,.1f} s", **d("process_init_s", "lower", "s"))
 sub = cs["sublines"]
 c[1].metric(
     "2 CUDA context",
     f"{cs['cuda_context_s']:,.1f} s",
     help=f"context {s.cuda_context_s:g} s + P2P check {sub['cuda_context_s']['p2p_check_s']:g} s",
+    **d("cuda_context_s", "lower", "s"),
 )
 c[2].metric(
     "3 Allocator",
@@ -84,15 +105,18 @@ c[2].metric(
     help=f"allocator {s.allocator_s:g} s + memory profiling "
     f"{sub['allocator_s']['memory_profiling_s']:g} s + KV-cache set-up "
     f"{sub['allocator_s']['kv_cache_init_s']:g} s",
+    **d("allocator_s", "lower", "s"),
 )
 c[3].metric(
     "4 Weights → HBM",
     f"{cs['weights_s']:,.1f} s",
-    help=f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
+    help="Read the checkpoint, then the host-to-device (H2D) copy to each GPU: "
+    f"read {cs['weights_read_s']:.2f} s at {cs['read_gb_s']:.3g} GB/s "
     f"({cs['concurrency']} streams), "
     + (f"host pass {cs['weights_host_s']:.2f} s, " if cs["weights_host_s"] else "")
     + f"H2D {cs['weights_h2d_s']:.2f} s per GPU at {cs['h2d_gb_s']:g} GB/s, "
     + ("overlapped" if cs["overlap"] else "in series"),
+    **d("weights_s", "lower", "s"),
 )
 c[4].metric(
     "5 Graphs + JIT",
@@ -100,6 +124,7 @@ c[4].metric(
     help=f"torch.compile {cs['compile_s']:,.1f} s ({'cached' if s.compile_cache else 'cold'}) "
     f"+ capture {cs['capture_s']:,.1f} s ({cs['graphs_captured']} graphs) + warm-up "
     f"{sub['graphs_jit_s']['warmup_s']:g} s + kernel JIT {sub['graphs_jit_s']['kernel_jit_s']:g} s",
+    **d("graphs_jit_s", "lower", "s"),
 )
 SUBLINE_NAMES = {
     "p2p_check_s": "the P2P check",
@@ -116,7 +141,7 @@ extras = [
 ]
 st.caption(
     (
-        "Beside the seed's five items, this engine's start-up runs "
+        "Beside the cold-start runbook's five items, this engine's start-up runs "
         + ", ".join(
             f"{SUBLINE_NAMES[name]} {value:g} s (in item "
             f"{ {'cuda_context_s': 2, 'allocator_s': 3, 'graphs_jit_s': 5}[item] })"
@@ -124,7 +149,7 @@ st.caption(
         )
         + ". "
         if extras
-        else "No start-up steps beside the seed's five items (ideal physics). "
+        else "No start-up steps beside the cold-start runbook's five items (ideal physics). "
     )
     + f"Item 4 assumes {md_escape(cs['read_assumes'])}"
     + (
@@ -178,8 +203,8 @@ st.info(
     f"time to ready goes {wide['total_s']:,.1f} s → {narrow['total_s']:,.1f} s, "
     f"{1 - narrow['total_s'] / wide['total_s']:.0%} less{', not half' if halves else ''}."
     + (
-        f" This scenario's size is fixed by `weights_gb`; the {other.upper()} side is params × "
-        "bytes."
+        f" This scenario's size is fixed by Weights size (sidebar); the {other.upper()} side "
+        "is params × bytes."
         if lens["memory"]["weights_gb_set"]
         else ""
     )
@@ -222,16 +247,24 @@ if tabs[0].open:
     with tabs[0]:
         left, right = st.columns(2)
         measured = measure_data.measured_items()
-        left.plotly_chart(
+        chart(
             measured_waterfall(cold_charts.waterfall_figure(cs, opt), measured, cs),
-            width="stretch",
+            "waterfall",
+            base=blens
+            and cold_charts.waterfall_figure(blens["figures"], blens["columns"]["optimised"]),
+            where=left,
         )
         if measured:
             left.caption(
                 "Grey: the items measured on the Measurements page's uploads (an item not "
                 "measured shows the model's value, marked)."
             )
-        right.plotly_chart(cold_charts.columns_figure(lens["columns"]), width="stretch")
+        chart(
+            cold_charts.columns_figure(lens["columns"]),
+            "four-columns",
+            base=blens and cold_charts.columns_figure(blens["columns"]),
+            where=right,
+        )
 if tabs[1].open:
     with tabs[1]:
         st.markdown("**The four columns**, item by item")
@@ -269,8 +302,10 @@ if tabs[1].open:
 if tabs[2].open:
     with tabs[2]:
         left, right = st.columns(2)
-        left.plotly_chart(
-            cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]), width="stretch"
+        chart(
+            cold_charts.weights_timeline_figure(lens["timeline"], cs["overlap"]),
+            "weights-timeline",
+            where=left,
         )
         left.caption(
             f"Read {cs['weights_gb']:.1f} GB once for all GPUs at {cs['read_gb_s']:.3g} GB/s = "
@@ -285,16 +320,30 @@ if tabs[2].open:
             f"overlapped {cs['weights_overlapped_s']:.2f} s; item 4 is the "
             f"{'overlapped' if cs['overlap'] else 'series'} one, {cs['weights_s']:.2f} s."
         )
-        right.plotly_chart(
+        chart(
             cold_charts.tier_figure(
                 lens["tiers"], lens["concurrency"], s.storage, cs["concurrency"], cs["weights_s"]
             ),
-            width="stretch",
+            "storage-tiers",
+            base=blens
+            and cold_charts.tier_figure(
+                blens["tiers"],
+                blens["concurrency"],
+                b.storage,
+                blens["figures"]["concurrency"],
+                blens["figures"]["weights_s"],
+            ),
+            where=right,
         )
 if tabs[3].open:
     with tabs[3]:
         left, right = st.columns([3, 2])
-        left.plotly_chart(cold_charts.wake_figure(cs), width="stretch")
+        chart(
+            cold_charts.wake_figure(cs),
+            "sleep-and-warm",
+            base=blens and cold_charts.wake_figure(blens["figures"]),
+            where=left,
+        )
         right.markdown(
             "**Sleep mode** keeps the process, the CUDA context, the allocator and the captured "
             "graphs alive; only the weights leave the GPU. Level 1 parks them in host RAM and copies "

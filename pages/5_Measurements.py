@@ -11,6 +11,7 @@ from model.measurements import CSV_SCHEMAS, template_csv
 from ui import measure_charts as charts
 from ui import measure_data as data
 from ui import measure_view as view
+from ui.chart_view import chart
 from ui.layout import assumption_line, lazy_tabs, scenario_caption
 from ui.sidebar import draw_sidebar, page_scenario
 
@@ -34,6 +35,7 @@ view.headline(s, sets, cal)
 assumption_line(s)
 draw_sidebar()
 
+view.sharing_notice()
 with st.expander("Add measurements", expanded=not sets):
     view.upload_area()
     st.markdown("**Templates** of the page's own CSV formats (columns carry their units):")
@@ -50,10 +52,11 @@ with st.expander("Add measurements", expanded=not sets):
     view.examples_area()
 
 view.errors_area(data.errors())
+view.notices_area(data.notices())
 if not sets:
     st.info(
         "No measurements yet. Upload your files above, paste a log, or load an example data "
-        "set; everything stays in this browser session."
+        "set; the share link then shows them too."
     )
     st.stop()
 
@@ -72,22 +75,22 @@ for label, tab in zip(labels, tabs, strict=True):
             view.fit_report(s, cal)
         elif label == "Decode steps":
             left, right = st.columns(2)
-            left.plotly_chart(charts.decode_figure(cal, curves), width="stretch")
-            right.plotly_chart(charts.decode_figure(cal, curves, "tokens_per_s"), width="stretch")
+            chart(charts.decode_figure(cal, curves), "measured-step-time", where=left)
+            chart(charts.decode_figure(cal, curves, "tokens_per_s"), "measured-tokens", where=right)
         elif label == "Request latency":
             if curves["ttft"]:
-                st.plotly_chart(charts.ttft_figure(cal, curves), width="stretch")
+                chart(charts.ttft_figure(cal, curves), "measured-ttft")
             if any(p.quantity == "tpot_ms" for p in cal.points):
-                st.plotly_chart(charts.tpot_figure(cal), width="stretch")
+                chart(charts.tpot_figure(cal), "measured-tpot")
         elif label == "Launch overhead":
-            st.plotly_chart(charts.launch_figure(cal, curves), width="stretch")
+            chart(charts.launch_figure(cal, curves), "measured-launch")
         elif label == "Start-up and rates":
             if any(charts.is_startup(p.quantity) for p in cal.points):
-                st.plotly_chart(charts.cold_figure(cal), width="stretch")
+                chart(charts.cold_figure(cal), "measured-startup")
             view.rates_table(cal)
         elif label == "Residuals":
             rows = cal.residual_rows()
-            st.plotly_chart(charts.residual_figure(rows), width="stretch")
+            chart(charts.residual_figure(rows), "residuals")
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
             view.downloads(s, cal)
 

@@ -13,8 +13,8 @@ s = page_scenario("compare", defer=True)
 st.title("Compare scenarios")
 scenario_caption(s)
 st.markdown(
-    f"Up to {MAX_SCENARIOS} scenarios side by side: this one, the baseline pinned in the "
-    "sidebar, and up to two more added below. Each figure's change is against the first column; "
+    f"Up to {MAX_SCENARIOS} scenarios side by side: the baseline pinned in the sidebar, this "
+    "one, and up to two more added below. Each figure's change is against the first column; "
     "changed figures are highlighted (▲ rise, ▼ fall; blue where it is better, orange where it "
     "is worse)."
 )

@@ -1,6 +1,14 @@
+import os
+import tempfile
+
 import pytest
 
 from model.overrides import resolve
+
+# Uploads the tests make (AppTest sessions and the browser suite's servers, which inherit the
+# environment) go to a store of their own, never the user's ~/.local/share/inference-whatif.
+os.environ["WHATIF_DATA_DIR"] = tempfile.mkdtemp(prefix="whatif-test-store-")
+os.environ.pop("WHATIF_DATABASE_URL", None)  # SQLite unless a test sets up PostgreSQL
 
 
 @pytest.fixture

@@ -233,7 +233,7 @@ def test_bucket_editor_applies_good_sizes_and_names_bad_ones():
 
 def test_bucket_preset_button():
     at = open_page(LAUNCH, "launch:buckets")
-    at.button[[b.label for b in at.button].index("seed's bounded 8")].click().run()
+    at.button[[b.label for b in at.button].index("bounded (cold-start runbook)")].click().run()
     assert at.query_params["capture_sizes"] in ("1,2,4,8,16,24,32,64", ["1,2,4,8,16,24,32,64"])
     assert metrics(at)["Graphs captured"] == "16"
 
@@ -426,7 +426,7 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
     assert (fp8["4 Weights → HBM"], bf16["4 Weights → HBM"]) == ("23.7 s", "47.4 s")
     assert bf16["5 Graphs + JIT"] == fp8["5 Graphs + JIT"]
     assert any("140.0 GB of weights" in c.value for c in at.caption)
-    assert not [c.value for c in at.caption if "`weights_gb`" in c.value]
+    assert not [c.value for c in at.caption if "by Weights size [GB]" in c.value]
     # the share link carries only the dtype: the seed's 70 B parameters are the base's
     path, pairs = link_parts(at.sidebar.code[0].value)
     assert path.endswith("/Cold_start")
@@ -436,7 +436,7 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
         ("weights_dtype", "bf16"),
     ]
     # the caption says the model is not the preset's 70.55 B
-    assert any("params\\_b 70\\, the preset\\'s 70\\.55" in c.value for c in at.caption)
+    assert any("parameters \\[B\\] 70\\, the preset\\'s 70\\.55" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize(
@@ -450,11 +450,11 @@ def test_bf16_doubles_the_seeds_item_4_on_the_page():
 def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
     tab = {LAUNCH: "launch:share", "pages/1_Roofline.py": "roofline:hbm"}.get(page)
     at = open_page(page, tab, scenario="seed-qa-awq-5.5gib")
-    notes = [c.value for c in at.main.caption if "`weights_gb`" in c.value]
+    notes = [c.value for c in at.main.caption if "by Weights size [GB]" in c.value]
     assert len(notes) == 1 and near in notes[0] and "5.906 GB" in notes[0], notes
     assert "INT4 (3.81 GB)" in notes[0]
     at = open_page(page, tab, scenario="seed-qa-awq-5.5gib", weights_gb="auto")
-    assert not [c.value for c in at.main.caption if "`weights_gb`" in c.value]
+    assert not [c.value for c in at.main.caption if "by Weights size [GB]" in c.value]
 
 
 @pytest.mark.parametrize(

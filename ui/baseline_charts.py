@@ -46,8 +46,13 @@ def _dashed(trace: dict, first: bool) -> dict:
         t["marker"] = marker
         t["offsetgroup"] = BASELINE_GROUP
     else:
+        if t.get("fill") not in (None, "none"):
+            t["fill"] = "none"  # the baseline's stacked or filled areas as dashed outlines
+        if "stackgroup" in t:
+            t["stackgroup"] = f"{BASELINE_GROUP}-{t['stackgroup']}"  # stacked among its own
         line = dict(t.get("line") or {})
         line["dash"] = "dash"
+        line.setdefault("width", 1.5)
         t["line"] = line
         marker = dict(t.get("marker") or {})
         if "symbol" not in marker or marker["symbol"] in ("circle", 0):

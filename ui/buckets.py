@@ -10,7 +10,7 @@ from ui.layout import md_escape
 
 BUCKET_PRESETS = {
     "vLLM default": VLLM_CAPTURE_SIZES,
-    "seed's bounded 8": (1, 2, 4, 8, 16, 24, 32, 64),
+    "bounded (cold-start runbook)": (1, 2, 4, 8, 16, 24, 32, 64),
     "powers of 2": tuple(2**i for i in range(10)),
 }
 ERRORS_KEY = "_whatif_bucket_errors"
@@ -35,7 +35,7 @@ def bucket_editor(s: Scenario) -> None:
     """A text box with the capture sizes, three preset lists, and the rejection message
     (naming the field and what it accepts) right under the box."""
     st.text_area(
-        "Capture sizes (`capture_sizes`)",
+        "Capture sizes",
         key=state.sync_widget("w_capture_sizes", ", ".join(str(x) for x in s.capture_sizes)),
         on_change=_on_text,
         height=90,

@@ -110,7 +110,7 @@ def columns_figure(columns: dict[str, dict]):
     floor = max(c["floor_s"] for c in columns.values())
     top = max(c["total_s"] for c in columns.values())
     layout = base_layout(
-        "Which items to attack: the seed's columns for this scenario",
+        "Which items to attack: the runbook's optimisations on this scenario",
         legend_rows=2,
         barmode="stack",
         height=380,

@@ -9,13 +9,14 @@ from model.presets import cold_start_presets
 from model.scenario import Scenario
 from ui import state
 from ui.sidebar import _on_field, _sync, floor
+from ui.text import GLOSSARY
 
 
 def cold_controls(s: Scenario) -> None:
     p = cold_start_presets()
     c = st.columns([3, 3, 2, 2, 2])
     c[0].selectbox(
-        "Loader (`loader`)",
+        "Loader",
         list(p.loaders),
         key=_sync("w_loader", s.loader),
         format_func=lambda i: p.loaders[i].name,
@@ -24,12 +25,14 @@ def cold_controls(s: Scenario) -> None:
         help="vLLM's --load-format. Overlapping loaders copy to the GPU while reading.",
     )
     c[1].selectbox(
-        "Storage tier (`storage`)",
+        "Storage tier",
         list(p.storage),
         key=_sync("w_storage", s.storage),
         format_func=lambda i: p.storage[i].name,
         on_change=_on_field,
         args=("storage",),
+        help="Where the checkpoint is read from; each tier has its own bandwidth in total and "
+        "per read stream.",
     )
     c[2].number_input(
         "Read streams",
@@ -41,14 +44,14 @@ def cold_controls(s: Scenario) -> None:
         on_change=_on_field,
         args=("concurrency",),
         placeholder=f"auto ({p.loaders[s.loader].default_concurrency})",
-        help="`concurrency`: read streams the loader opens (1–1024). Empty = the loader's default.",
+        help="Read streams the loader opens (1–1024). Empty = the loader's default.",
     )
     c[3].toggle(
         "Compile cache",
         key=_sync("w_compile_cache", s.compile_cache),
         on_change=_on_field,
         args=("compile_cache",),
-        help="`compile_cache`: torch.compile artefacts from an earlier start-up are present.",
+        help="torch.compile's artefacts from an earlier start-up are present (a warm cache).",
     )
     c[4].selectbox(
         "Sleep level",
@@ -57,8 +60,8 @@ def cold_controls(s: Scenario) -> None:
         format_func=lambda v: {0: "0 (off)", 1: "1 (weights in RAM)", 2: "2 (discarded)"}[v],
         on_change=_on_field,
         args=("sleep_level",),
-        help="`sleep_level`: vLLM's sleep mode keeps the process, context, allocator and "
-        "graphs alive.",
+        help=GLOSSARY["Sleep mode"] + " Either way the process, context, allocator and graphs "
+        "stay alive.",
     )
     with st.expander("Item seconds, bandwidth and compile timings"):
         a, b, c2, d = st.columns(4)
@@ -75,7 +78,7 @@ def cold_controls(s: Scenario) -> None:
                 key=_sync(f"w_{field}", getattr(s, field)),
                 on_change=_on_field,
                 args=(field,),
-                help=f"`{field}`, 0–3600 s",
+                help="Seconds this start-up item takes, 0–3600.",
             )
         d.number_input(
             "H2D per GPU [GB/s]",
@@ -85,7 +88,7 @@ def cold_controls(s: Scenario) -> None:
             key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
             on_change=_on_field,
             args=("hardware.h2d_gb_s",),
-            help="`hardware.h2d_gb_s`: host-to-device copy per GPU (PCIe Gen5 x16 ≈ 50).",
+            help="Host-to-device (H2D) copy bandwidth per GPU (PCIe Gen5 x16 ≈ 50).",
         )
         tier = p.storage[s.storage]
         engine = s.engine_defaults()  # compile times are the engine profile's
@@ -106,6 +109,6 @@ def cold_controls(s: Scenario) -> None:
                 on_change=_on_field,
                 args=(field,),
                 placeholder=f"auto ({auto:g})",
-                help=f"`{field}`; empty = the {whose} {auto:g}",
+                help=f"Empty = the {whose} {auto:g}.",
             )
     state.adopt_browser_values()

@@ -16,7 +16,7 @@ from model.overrides import resolve
 from model.presets import scenario_names
 from model.scenario import Scenario
 from ui import compare, state
-from ui.text import md_escape, scenario_label
+from ui.text import key_name, md_escape, scenario_label
 
 #: the highlight of a changed figure: blue for better, orange for worse, grey when neither
 #: (Okabe-Ito's blue and orange, told apart by colour-blind readers; ▲/▼ is the second cue)
@@ -50,11 +50,11 @@ def parse_compared(text: str) -> Scenario:
 def columns(s: Scenario) -> Columns:
     """This scenario, the pinned baseline and the link's further scenarios (``vs``); a further
     scenario that does not parse is left out with a warning naming it."""
-    out = Columns([s], ["This scenario"])
     b = state.baseline()
-    if b is not None:
-        out.scenarios.append(b)
-        out.names.append("Baseline")
+    if b is None:
+        out = Columns([s], ["This scenario"])
+    else:  # the baseline first: every change reads from it, as the other pages' deltas do
+        out = Columns([b, s], ["Baseline", "This scenario"])
     for i, query in enumerate(state.compared()):
         if len(out.scenarios) >= MAX_SCENARIOS:
             st.warning(f"At most {MAX_SCENARIOS} scenarios are compared; the rest are left out.")
@@ -84,7 +84,9 @@ def headers(cols: Columns) -> None:
         if i:
             keys = compare.changed_keys(sc, first)
             col.caption(
-                "Differs in: " + ", ".join(md_escape(k) for k in keys) if keys else "Same settings."
+                "Differs in: " + ", ".join(dict.fromkeys(md_escape(key_name(k)) for k in keys))
+                if keys
+                else "Same settings."
             )
 
 

@@ -12,7 +12,7 @@ from model.errors import ScenarioError
 from model.scenario import Scenario
 from ui import compare, state
 from ui.sidebar import _on_field, _sync
-from ui.text import md_escape
+from ui.text import GLOSSARY, md_escape
 
 TRACE = "_whatif_trace"
 TRACE_ERROR = "_whatif_trace_error"
@@ -20,15 +20,17 @@ TRACE_VERSION = "_whatif_trace_version"  #: bumped whenever the trace changes
 LENS_CACHE = "_whatif_economics_cache"
 
 
-def lens(s: Scenario) -> dict:
-    """:func:`model.economics.economics_lens` for the scenario and the session's trace, kept
-    for the next run while neither changes (a replay of a 5 MB trace, with its idle-timeout and
-    break-even sweeps, takes ~0.6 s; a tab switch should cost nothing)."""
+def lens(s: Scenario, baseline: bool = False) -> dict:
+    """:func:`model.economics.economics_lens` for the scenario (or, with ``baseline``, the
+    pinned baseline ``s``) and the session's trace, kept for the next run while neither
+    changes (a replay of a 5 MB trace, with its idle-timeout and break-even sweeps, takes
+    ~0.6 s; a tab switch should cost nothing)."""
     from model import codecs
     from model.economics import economics_lens
 
     key = (codecs.to_query(s), st.session_state.get(TRACE_VERSION, 0))
-    return state.session_cached(LENS_CACHE, key, lambda: economics_lens(s, trace()))
+    slot = LENS_CACHE + ("_baseline" if baseline else "")
+    return state.session_cached(slot, key, lambda: economics_lens(s, trace()))
 
 
 def _trace_changed() -> None:
@@ -80,7 +82,7 @@ def controls(s: Scenario) -> None:
     tr = trace()
     c = st.columns([3, 2, 2, 2, 2])
     c[0].selectbox(
-        "Traffic profile (`traffic`)",
+        "Traffic profile",
         list(profiles),
         key=_sync("w_traffic", s.traffic),
         format_func=lambda i: profiles[i].name,
@@ -91,7 +93,7 @@ def controls(s: Scenario) -> None:
         "replaces it.",
     )
     c[1].number_input(
-        "Rate scale (`rate_scale`)",
+        "Rate scale",
         min_value=1e-6,
         max_value=1e6,
         step=0.1,
@@ -110,8 +112,7 @@ def controls(s: Scenario) -> None:
         key=_sync("w_idle_timeout_s", s.idle_timeout_s),
         on_change=_on_field,
         args=("idle_timeout_s",),
-        help="`idle_timeout_s`: a replica stops (or sleeps) after this long without requests "
-        "(1 s to a day).",
+        help="A replica stops (or sleeps) after this long without requests (1 s to a day).",
     )
     c[3].number_input(
         "Start-up SLA [s]",
@@ -121,7 +122,7 @@ def controls(s: Scenario) -> None:
         key=_sync("w_sla_s", s.sla_s),
         on_change=_on_field,
         args=("sla_s",),
-        help="`sla_s`: the wait for a start-up a request tolerates.",
+        help=GLOSSARY["SLA"],
     )
     c[4].number_input(
         "Penalty per miss [USD]",
@@ -132,7 +133,7 @@ def controls(s: Scenario) -> None:
         key=_sync("w_sla_penalty_usd", s.sla_penalty_usd),
         on_change=_on_field,
         args=("sla_penalty_usd",),
-        help="`sla_penalty_usd`: what one request that waits longer than the SLA costs.",
+        help="What one request that waits longer than the SLA costs.",
     )
     with st.expander("Warm floor, pre-warm hours, sleep mode and price"):
         d = st.columns(4)
@@ -146,15 +147,15 @@ def controls(s: Scenario) -> None:
             key=_sync("w_warm_replicas", s.warm_replicas),
             on_change=_on_field,
             args=("warm_replicas",),
-            help="`warm_replicas`: the warm floor; empty = what the peak hour needs.",
+            help="Replicas kept warm at all times (the warm floor); empty = what the peak hour needs.",
         )
         d[1].text_input(
             "Pre-warm hours",
             key=_sync("w_prewarm_hours", s.prewarm_hours),
             on_change=_on_field,
             args=("prewarm_hours",),
-            help="`prewarm_hours`: hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, "
-            "22-6 across midnight, or none.",
+            help="Hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, 22-6 across "
+            "midnight, or none.",
         )
         d[2].number_input(
             "Shared while asleep",
@@ -164,8 +165,8 @@ def controls(s: Scenario) -> None:
             key=_sync("w_shared_while_asleep", s.shared_while_asleep),
             on_change=_on_field,
             args=("shared_while_asleep",),
-            help="`shared_while_asleep`: share of an asleep replica's GPU time another model "
-            "pays for (0 = billed in full).",
+            help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
+            "full).",
         )
         d[3].number_input(
             "Price [USD/GPU-hour]",
@@ -177,7 +178,7 @@ def controls(s: Scenario) -> None:
             key=_sync("w_gpu_hour_usd", s.raw.gpu_hour_usd),
             on_change=_on_field,
             args=("gpu_hour_usd",),
-            help="`gpu_hour_usd`; empty = the hardware preset's indicative price.",
+            help="Price of one GPU-hour; empty = the hardware preset's indicative price.",
         )
     state.adopt_browser_values()
 
@@ -189,7 +190,7 @@ def trace_area() -> None:
     with st.expander("Replay a request trace", expanded=tr is not None):
         st.file_uploader(
             "Trace CSV: plain `arrival_s[,input_tokens,output_tokens]`, the Azure LLM inference "
-            "trace, or BurstGPT (5 MB at most here; the CLI's `whatif eval --trace` takes more)",
+            "trace, or BurstGPT (5 MB at most)",
             key=state.watch_widget("w_trace_upload", None),
             on_change=_on_trace,
         )
@@ -247,20 +248,29 @@ def headline(eco: dict, base: dict | None = None) -> None:
         f"penalties for this traffic; its figures below, {against}."
     )
     c = st.columns(5)
-    c[0].metric("Total per day", f"${rec['total_usd_per_day']:,.2f}", **total_delta)
+    c[0].metric(
+        "Total per day",
+        f"${rec['total_usd_per_day']:,.2f}",
+        help="GPU-hours × price plus the SLA penalties, per day.",
+        **total_delta,
+    )
     c[1].metric(
         "Cold starts / day",
         f"{rec['cold_starts_per_day']:,.1f}",
+        help="Start-ups from zero: each one makes the requests that arrive during it wait.",
         **d("cold_starts_per_day", "lower"),
     )
     c[2].metric(
         "p99 wait",
         f"{rec['p99_wait_s']:,.1f} s",
-        help=f"worst {rec['worst_wait_s']:,.1f} s",
+        help=f"{GLOSSARY['p99 wait']} The worst wait: {rec['worst_wait_s']:,.1f} s.",
         **d("p99_wait_s", "lower", "s"),
     )
     c[3].metric(
-        "SLA misses / day", f"{rec['sla_misses_per_day']:,.1f}", **d("sla_misses_per_day", "lower")
+        "SLA misses / day",
+        f"{rec['sla_misses_per_day']:,.1f}",
+        help="Requests a day that wait longer than the start-up SLA, each paying the penalty.",
+        **d("sla_misses_per_day", "lower"),
     )
     be_delta = {}
     if base is not None:
@@ -270,7 +280,7 @@ def headline(eco: dict, base: dict | None = None) -> None:
     c[4].metric(
         "Break-even cold start",
         break_even_text(eco["break_even_cold_start_s"]),
-        help="the cold start below which scaling to zero is cheaper than the warm floor; this "
+        help="The cold start below which scaling to zero is cheaper than the warm floor; this "
         f"scenario's is {eco['cold_start_s']:,.0f} s (optimised "
         f"{eco['cold_start_optimised_s']:,.0f} s)",
         **be_delta,

@@ -1,8 +1,11 @@
-"""Formula panels (``st.latex``) with the seed references behind them."""
+"""Formula panels (``st.latex``) with the seed references behind them, each source named as
+:data:`ui.text.SOURCE_NAMES` names it."""
 
 from __future__ import annotations
 
 import streamlit as st
+
+from ui.text import SOURCE_NAMES, SOURCE_TITLES
 
 
 def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
@@ -10,7 +13,7 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
     if not box.open:  # built only when opened: the LaTeX costs every run
         return
     with box:
-        st.markdown("**Bytes and FLOPs of one decode step** (SPEC 4.1)")
+        st.markdown("**Bytes and FLOPs of one decode step**")
         st.latex(
             r"W = \text{params}\times\text{bytes/param}\quad(\text{fp32 }4,\ \text{bf16 }2,"
             r"\ \text{fp8/int8 }1,\ \text{int4 }0.5)"
@@ -24,18 +27,20 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
             "E·(1 − (1 − k/E)^B) distinct experts, so the weights read grow from the active "
             "parameters at batch 1 toward all of them."
         )
-        st.markdown("**Roofline** (Williams, Waterman, Patterson 2009; seed *The roofline flips*)")
+        st.markdown(
+            f"**Roofline** (Williams, Waterman, Patterson 2009; {SOURCE_NAMES['roofline']})"
+        )
         st.latex(
             r"\text{AI} = \frac{\text{FLOPs}}{\text{bytes}},\qquad "
             r"\text{Perf} = \min(\text{peak},\ \text{BW}\times\text{AI}),\qquad "
             r"\text{AI}_{ridge} = \frac{\text{peak}}{\text{BW}}"
         )
         st.markdown(
-            f"The seeds write AI ≈ 2B: that holds for 1-byte weights. Here the weights are "
-            f"**{weights_dtype}** and AI is computed exactly (BF16 decode: AI ≈ B). The compute "
-            f"roof used is **{compute_dtype}** (INT4 weights are multiplied in 16-bit)."
+            f"The roofline post writes AI ≈ 2B (B the batch): that holds for 1-byte weights. "
+            f"Here the weights are **{weights_dtype}** and AI is computed exactly (BF16 decode: "
+            f"AI ≈ B). The compute roof used is **{compute_dtype}** (INT4 weights are multiplied in 16-bit)."
         )
-        st.markdown("**Step time** (seed *The roofline flips*; CUDA graphs Q&A)")
+        st.markdown(f"**Step time** ({SOURCE_NAMES['roofline']}; {SOURCE_NAMES['qa']})")
         st.latex(
             r"T_{mem} = \frac{\text{bytes/GPU}}{\text{BW}\cdot\eta_{bw}},\quad "
             r"T_{cmp} = \frac{\text{FLOPs/GPU}}{\text{peak}\cdot\eta_{flops}},\quad "
@@ -59,10 +64,10 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
             r"\text{Amdahl: } S = \frac{1}{(1-f) + f/s}"
         )
         st.markdown(
-            "Sources: seed *The roofline flips* ('The bare mechanism', 'The maths that matter: "
-            "a 3B on a 4090', consequence (d)); seed *CUDA graphs & kernel fusion* Q&A "
-            "(T_eager ≈ T_compute + Nτ, T_graph ≈ T_compute + τ); hardware and model figures "
-            "cite their datasheets and configs in `presets/`."
+            f"Sources: {SOURCE_TITLES['roofline']}: 'The bare mechanism', 'The maths that "
+            f"matter: a 3B on a 4090', consequence (d); {SOURCE_TITLES['qa']}: T_eager ≈ "
+            "T_compute + Nτ, T_graph ≈ T_compute + τ. Every hardware and model figure cites its "
+            "datasheet or model config in the app's preset files."
         )
 
 
@@ -71,13 +76,13 @@ def launch_formulas() -> None:
     if not box.open:  # built only when opened: the LaTeX costs every run
         return
     with box:
-        st.markdown("**Launches and the launch tax** (seed *The chef who calls out every order*)")
+        st.markdown(f"**Launches and the launch tax** ({SOURCE_NAMES['launch']})")
         st.latex(
             r"N = L \times k_{layer}\ (\text{or the kernels override}),\qquad "
             r"T_{launch} = N\,\tau,\qquad \text{ceiling} = \frac{1}{N\,\tau}\ \text{steps/s}"
         )
         st.markdown("80 layers × 10 kernels = 800 launches × 5 µs = 4.0 ms; ceiling 250 tok/s.")
-        st.markdown("**Eager against graph** (seed *CUDA graphs & kernel fusion* Q&A)")
+        st.markdown(f"**Eager against graph** ({SOURCE_NAMES['qa']})")
         st.latex(
             r"T_{eager} = T_{gpu} + N\tau + T_{host},\qquad "
             r"T_{graph} = T_{gpu}(B_{pad}) + n_{replay}\,\tau + T_{host}"
@@ -94,10 +99,12 @@ def launch_formulas() -> None:
         )
         st.markdown(
             "Pipelined launches (CPU overlaps the GPU): T = max(T_gpu, n·τ) + T_host. "
-            "The Q&A's N = 430, τ = 5 µs at 1 TB/s: 5.5 GiB → 5.9 / 8.1 / 5.9 ms, 1.36×, tax "
+            "The CUDA graphs Q&A post's N = 430, τ = 5 µs at 1 TB/s: 5.5 GiB → 5.9 / 8.1 / 5.9 ms, 1.36×, tax "
             "36 %; 14.2 GiB → 15.2 / 17.4 / 15.3 ms, 1.14×, tax 14 %."
         )
-        st.markdown("**Buckets, capture and memory** (seed *The chef…*; vLLM's logs)")
+        st.markdown(
+            f"**Buckets, capture and memory** ({SOURCE_NAMES['launch']}; vLLM's start-up logs)"
+        )
         st.latex(
             r"B_{pad} = \min\{c \in \text{capture sizes} : c \ge B\},\qquad "
             r"\text{waste} = \frac{B_{pad} - B}{B_{pad}} \in [0, 1)"
@@ -109,16 +116,17 @@ def launch_formulas() -> None:
         st.markdown(
             "Padding costs compute (the padded batch is multiplied) but not KV reads (the "
             "phantom sequences have no cache). So when a step is compute-bound and few launches "
-            "are saved, a graph step can be slower than eager: the seed's 'it grows if the "
+            "are saved, a graph step can be slower than eager: the kernel-launch post's 'it grows "
+            "if the "
             "buckets are badly chosen'. Graph memory comes out of the KV cache, so the maximum "
             "batch drops."
         )
         st.markdown(
-            "Sources: seed *The chef who calls out every order* ('The maths that matters', "
-            "'vLLM's CUDA graphs, specifically', 'The 10 knobs worth touching'); seed *CUDA "
-            "graphs & kernel fusion* Q&A (`step_ms`, 'Quantized models benefit more'); vLLM "
-            "start-up logs in the project's fixtures (capture seconds and GiB); vLLM docs, "
-            "CUDA Graphs design (https://docs.vllm.ai/en/stable/design/cuda_graphs/)."
+            f"Sources: {SOURCE_TITLES['launch']}: 'The maths that matters', 'vLLM's CUDA "
+            "graphs, specifically', 'The 10 knobs worth touching'; "
+            f"{SOURCE_TITLES['qa']}: its step-time model and 'Quantized models benefit more'; "
+            "published vLLM start-up logs (capture seconds and GiB); vLLM's CUDA graphs "
+            "design notes (https://docs.vllm.ai/en/stable/design/cuda_graphs/)."
         )
 
 
@@ -128,7 +136,8 @@ def cold_start_formulas() -> None:
         return
     with box:
         st.markdown(
-            "**The five items** (seed *Speeding up model cold start: from minutes to seconds*)"
+            f"**The five items** ({SOURCE_NAMES['cold_start']}, 'The five line items of cold "
+            "start')"
         )
         st.latex(
             r"T_{ready} = \underbrace{T_{init} + T_{ctx} + T_{alloc}}_{\text{floor}}"
@@ -155,10 +164,11 @@ def cold_start_formulas() -> None:
             r"G = |\text{sizes}|\times(2\text{ full\_and\_piecewise, else }1)"
         )
         st.markdown(
-            "Eager (`cuda_graphs=none`): no compile and no capture, item 5 = 0. Cold compile "
+            "Eager (CUDA graphs: none): no compile and no capture, item 5 = 0. Cold compile "
             "~24 s against ~5 s from the cache; ~0.3 s per graph, so vLLM's 51 sizes × 2 ≈ 31 s "
-            "and the bounded 1, 2, 4, 8, 16, 24, 32, 64 × 2 ≈ 5 s (SPEC 4.3's reading of the "
-            "seed; fixture logs: torch.compile 19–20 s cold, 1.5–7.5 s cached)."
+            "and the bounded 1, 2, 4, 8, 16, 24, 32, 64 × 2 ≈ 5 s (this app's reading of the "
+            "cold-start runbook; published vLLM logs: torch.compile 19–20 s cold, 1.5–7.5 s "
+            "cached)."
         )
         st.markdown("**Sleep mode and the optimised counterpart**")
         st.latex(
@@ -168,16 +178,16 @@ def cold_start_formulas() -> None:
         st.markdown(
             "Optimised = an overlapping loader at its default streams (Run:ai streamer, 16), a "
             "warm compile cache, the bounded capture sizes (plus the bucket of the scenario's "
-            "batch), and process init at most ~3 s (lean environment). The seed's 70B FP8: "
+            "batch), and process init at most ~3 s (lean environment). The runbook's 70B FP8: "
             "~93 s → ~28 s; only item 4 ~73 s; only item 5 ~49 s."
         )
         st.markdown(
-            "Sources: seed *Speeding up model cold start* ('The five line items', 'The maths "
-            "of the weights', 'The storage tier', 'Bounding the CUDA graph capture', 'Sleep "
-            "mode', 'An example cold start, item by item'); NVIDIA, Reducing Cold Start "
+            f"Sources: {SOURCE_TITLES['cold_start']}: 'The five line items', 'The maths of "
+            "the weights', 'The storage tier', 'Bounding the CUDA graph capture', 'Sleep "
+            "mode', 'An example cold start, item by item'; NVIDIA, Reducing Cold Start "
             "Latency (Run:ai Model Streamer); vLLM docs for the loaders; vLLM blog, Sleep "
-            "Mode; start-up logs in the project's fixtures. Every preset value cites its "
-            "source in `presets/cold_start.yaml`."
+            "Mode; published vLLM start-up logs. Every loader and storage value cites its "
+            "source (Capture sizes and presets tab)."
         )
 
 
@@ -213,7 +223,7 @@ def economics_formulas() -> None:
             r"\text{SLA misses}\times\text{penalty}"
         )
         st.caption(
-            "Sources: the cold-start runbook's 'Scale to zero or keep warm?' section; Kleinrock, "
+            f"Sources: {SOURCE_NAMES['cold_start']}, 'The economics of scale-to-zero'; Kleinrock, "
             "Queueing Systems vol. 1 (1975), §2.4 for the Poisson gap probability. The cold "
             "start, wake time and the replica's capacity come from the Cold start and Roofline "
             "lenses for the same scenario."

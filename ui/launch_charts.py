@@ -273,8 +273,8 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
         },
     ]
     marks = [
-        (5.5, "5.5 GiB (the Q&A's AWQ)", -60, -45, "black"),
-        (14.2, "14.2 GiB (the Q&A's BF16)", 50, -70, "black"),
+        (5.5, "5.5 GiB (the Q&A post's AWQ)", -60, -45, "black"),
+        (14.2, "14.2 GiB (the Q&A post's BF16)", 50, -70, "black"),
         (share["current_gib"], "this model", 40, 45, "crimson"),
     ]
     xs, ys, notes = [], [], []

@@ -9,7 +9,15 @@ from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, engine_profiles
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 from ui import compare, export, state
-from ui.text import duration, latency, md_escape, share  # noqa: F401 - re-exported for the pages
+from ui.text import (  # noqa: F401 - re-exported for the pages
+    GLOSSARY,
+    duration,
+    field_name,
+    key_name,
+    latency,
+    md_escape,
+    share,
+)
 
 IDEAL_ENGINE = "ideal"
 
@@ -25,7 +33,7 @@ def _flat(prefix: str, value) -> dict:
 def spec_name(spec, presets: dict) -> str:
     """A hardware or model name for a caption, escaped, saying where the spec differs from
     the preset whose id it carries (a link's ``model.params_b=70`` keeps the preset's id and
-    name): "Llama 3.1 70B (params_b 70, the preset's 70.55)"."""
+    name): "Llama 3.1 70B (parameters [B] 70, the preset's 70.55)"."""
     name = md_escape(spec.name)
     preset = presets.get(spec.id)
     if preset is None:
@@ -38,9 +46,11 @@ def spec_name(spec, presets: dict) -> str:
         return name
     if len(changed) == 1:
         key = changed[0]
-        what = f"{key[1:]} {_value(mine.get(key))}, the preset's {_value(theirs.get(key))}"
+        what = (
+            f"{field_name(key[1:])} {_value(mine.get(key))}, the preset's {_value(theirs.get(key))}"
+        )
     else:
-        what = "changed from the preset: " + ", ".join(k[1:] for k in changed[:4])
+        what = "changed from the preset: " + ", ".join(field_name(k[1:]) for k in changed[:4])
         what += ", …" if len(changed) > 4 else ""
     return f"{name} ({md_escape(what)})"
 
@@ -74,7 +84,7 @@ def key_value(s: Scenario, key: str) -> float:
 
 def calibrated_values(s: Scenario) -> str:
     """``key = value`` of every calibrated key (the values the scenario computes with)."""
-    return ", ".join(f"{key} = {key_value(s, key):.4g}" for key in s.calibrated or [])
+    return ", ".join(f"{key_name(key)} = {key_value(s, key):.4g}" for key in s.calibrated or [])
 
 
 def calibration_notice(s: Scenario) -> None:
@@ -141,7 +151,7 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
         text = f"**{name}** profile: " + ", ".join(items)
     own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
     if own:
-        text += " · set by this scenario instead: " + ", ".join(md_escape(k) for k in own)
+        text += " · set by this scenario instead: " + ", ".join(md_escape(key_name(k)) for k in own)
     return text
 
 
@@ -168,9 +178,15 @@ def assumption_line(s: Scenario, focus: str = "decode") -> None:
         icon=":material/swap_horiz:",
         on_click=state.apply_change,
         args=([("engine", target)],),
-        help=f"Sets engine={target}: the other settings stay as they are.",
+        help=f"Sets the sidebar's Engine to {md_escape(engine_profiles()[target].name)}; the "
+        "other settings stay as they are.",
     )
-    with row.popover("Sources", icon=":material/menu_book:", type="tertiary"):
+    with row.popover(
+        "Sources",
+        icon=":material/menu_book:",
+        type="tertiary",
+        help="Where each of the engine profile's numbers comes from.",
+    ):
         engine_sources(s)
 
 
@@ -197,7 +213,8 @@ def engine_sources(s: Scenario) -> None:
 #: what each value of ``decode.bound`` / ``request.prefill_bound`` means (a metric's help)
 BOUND_HELP = {
     "memory": "Reading the weights and the KV cache from HBM takes longest.",
-    "compute": "The FLOPs take longest: the step is past the ridge point.",
+    "compute": "The FLOPs take longest: the step is past the ridge point (enough FLOPs per "
+    "byte read that the arithmetic, not memory, sets the pace).",
     "communication": "The tensor-parallel all-reduce takes longer than the HBM reads and the "
     "FLOPs: faster links or fewer GPUs help more than quantising.",
     "overhead": "Launches and host work take longer than the GPU's work: the GPU waits for "
@@ -285,10 +302,10 @@ def weights_size_notice(mem: dict, s: Scenario, figures: str) -> None:
     if not mem["weights_gb_set"]:
         return
     st.caption(
-        f":material/push_pin: Weights fixed at {fmt(mem['weights_gb'], 4)} GB by `weights_gb`, "
-        f"not params × bytes of {s.weights_dtype.upper()} ({fmt(mem['weights_dtype_gb'], 4)} "
-        f"GB): {figures}. A change of dtype keeps it; clear it (sidebar, Overheads and "
-        "efficiencies) to size the weights from the dtype."
+        f":material/push_pin: Weights fixed at {fmt(mem['weights_gb'], 4)} GB by Weights size "
+        f"[GB] (sidebar, Overheads and efficiencies), not params × bytes of "
+        f"{s.weights_dtype.upper()} ({fmt(mem['weights_dtype_gb'], 4)} GB): {figures}. A change "
+        "of dtype keeps it; empty that box to size the weights from the dtype."
     )
 
 
@@ -384,3 +401,9 @@ def lazy_tabs(labels: list[str], key: str):
     sends and redraws one tab's charts per widget change instead of all of them. The first tab
     is open on arrival; the open tab is kept per session (``key``), not in the share link."""
     return st.tabs(labels, key=key, on_change="rerun")
+
+
+def glossary() -> None:
+    """The landing page's glossary: one line for each term the pages use."""
+    with st.expander("Terms used on these pages", icon=":material/menu_book:"):
+        st.markdown("\n".join(f"- **{term}**: {line}" for term, line in GLOSSARY.items()))

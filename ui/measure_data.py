@@ -1,30 +1,55 @@
-"""The Measurements page's data sets: uploads, pasted text and examples, kept in the session.
+"""The Measurements page's data sets: uploads, pasted text and examples, kept in the session
+and shared through the link.
 
 Every file is read once, when it arrives (the uploader's callback), by the same importer as the
 CLI (:func:`model.importers.import_file`); what could not be read is kept as an error naming the
 file, shown on the page, and never stops the other files or the page. At most
 :data:`MAX_DATASETS` data sets are kept; a file with the name of one already kept replaces it.
+
+Sharing: a file that was read is put, as its raw bytes and name, in the server's data-set store
+(:mod:`datastore`, addressed by the SHA-256 of the bytes) and its id joins the link's ``data``
+key (:func:`ui.state.set_data_ids`); an example is ``ex-<example id>`` and needs no storage. A
+session opened from a link with ``data=`` reads those files again with the same importer
+(:func:`sync_from_link`, run by :func:`datasets`, so every page that draws the session's
+measurements shows them). A missing, malformed or unreachable data set is a notice
+(:func:`notices`); the rest of the link opens as usual.
 """
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
+import datastore
 from model.errors import ScenarioError
 from model.examples import examples, load_example
 from model.importers import import_file
 from model.measurements import MAX_BYTES, Dataset
 from ui import state
+from ui.text import md_escape
 
 DATASETS = "_whatif_datasets"  #: name → Dataset, in the order they arrived
 ERRORS = "_whatif_dataset_errors"  #: [(file, message)] of the last arrivals
 SEEN = "_whatif_uploads_seen"  #: uploader file ids already read
 VERSION = "_whatif_datasets_version"  #: bumped on every change of the data sets
+LINK_IDS = "_whatif_dataset_ids"  #: name → the id the link carries for it
+LINK_SEEN = "_whatif_link_ids_seen"  #: link ids this session has opened (or failed to)
+NOTICES = "_whatif_dataset_notices"  #: what sharing could not do, for the page
+SHARED = "_whatif_datasets_shared"  #: how many files this session has put in the store
 MAX_DATASETS = 12
 MAX_PASTE_CHARS = MAX_BYTES
+MAX_SHARED = 50  #: files one session may put in the store
+EXAMPLE_PREFIX = "ex-"
+_EXAMPLE_ID = re.compile(r"[a-z0-9][a-z0-9.-]{0,63}")
+ACCEPTED_IDS = (
+    "a stored data set's id (64 lowercase hexadecimal characters) or ex-<example> "
+    "for an example data set, separated by commas"
+)
 
 
 def datasets() -> list[Dataset]:
+    sync_from_link()
     return list(st.session_state.get(DATASETS, {}).values())
 
 
@@ -32,36 +57,198 @@ def errors() -> list[tuple[str, str]]:
     return list(st.session_state.get(ERRORS, []))
 
 
+def notices() -> list[str]:
+    """What sharing could not do on this run or the last change (markdown, user text escaped):
+    a data set the link names that is no longer stored or malformed, an unavailable store."""
+    return list(st.session_state.get(NOTICES, []))
+
+
+def _notice(text: str) -> None:
+    found = st.session_state.setdefault(NOTICES, [])
+    if text not in found:
+        found.append(text)
+
+
+def _reset_messages() -> None:
+    st.session_state[ERRORS] = []
+    st.session_state[NOTICES] = []
+
+
 def _changed() -> None:
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
 
 
-def _keep(ds: Dataset) -> None:
+def _keep(ds: Dataset, link_id: str | None = None) -> bool:
+    """Keep ``ds`` (replacing one of the same name) under ``link_id`` in the link; False when
+    the session holds :data:`MAX_DATASETS` already."""
     _changed()
     store = st.session_state.setdefault(DATASETS, {})
+    ids = st.session_state.setdefault(LINK_IDS, {})
     store.pop(ds.name, None)
+    ids.pop(ds.name, None)
     if len(store) >= MAX_DATASETS:
         st.session_state.setdefault(ERRORS, []).append(
             (ds.name, f"at most {MAX_DATASETS} data sets at once; remove one first")
         )
-        return
+        return False
     store[ds.name] = ds
+    if link_id:
+        ids[ds.name] = link_id
+    return True
 
 
 def _read(name: str, data: bytes) -> None:
     try:
-        _keep(import_file(name, data))
+        ds = import_file(name, data)
     except ScenarioError as exc:
         st.session_state.setdefault(ERRORS, []).append((name, exc.message))
+        return
     except Exception as exc:  # noqa: BLE001 - one bad file never breaks the page
         st.session_state.setdefault(ERRORS, []).append(
             (name, f"could not be read ({type(exc).__name__}); please report the file")
         )
+        return
+    if _keep(ds):
+        link_id = _share(name, data)
+        if link_id:
+            st.session_state[LINK_IDS][ds.name] = link_id
+    _publish()
+
+
+def _unavailable_text(reason: str) -> str:
+    return (
+        f"Sharing data sets is unavailable: {md_escape(reason)}; uploads still work in this "
+        "session, but the share link does not carry them."
+    )
+
+
+def _share(name: str, data: bytes) -> str | None:
+    """Put a file that was read in the store; its id, or None (with a notice) when it cannot
+    be shared. The page goes on either way."""
+    shared = st.session_state.get(SHARED, 0)
+    if shared >= MAX_SHARED:
+        _notice(
+            f"**{md_escape(name)}** stays in this session only: one session may share at most "
+            f"{MAX_SHARED} files."
+        )
+        return None
+    store = datastore.get_store()
+    try:
+        data_id = store.put(name, data)
+    except datastore.Unavailable as exc:
+        datastore.mark_unavailable(store, exc.message)
+        _notice(_unavailable_text(exc.message))
+        return None
+    except datastore.Refused as exc:
+        _notice(f"**{md_escape(name)}** stays in this session only: {md_escape(exc.message)}.")
+        return None
+    st.session_state[SHARED] = shared + 1
+    return data_id
+
+
+def current_ids() -> list[str]:
+    """The link ids of the session's data sets, in the order they arrived."""
+    ids = st.session_state.get(LINK_IDS, {})
+    return [ids[n] for n in st.session_state.get(DATASETS, {}) if n in ids]
+
+
+def _publish() -> None:
+    """The link carries exactly the session's shared data sets."""
+    ids = current_ids()
+    st.session_state.setdefault(LINK_SEEN, set()).update(ids)
+    if state.data_ids() != ids:
+        state.set_data_ids(ids)
+
+
+def sync_from_link() -> None:
+    """Open the data sets the link names that this session has not opened yet (a fresh session
+    from a share link), then make the link carry exactly the session's data sets (a link id
+    that could not be opened is dropped, with a notice). Cheap when nothing is new."""
+    wanted = state.data_ids()
+    seen = st.session_state.setdefault(LINK_SEEN, set())
+    have = set(current_ids())
+    new = [i for i in dict.fromkeys(wanted) if i not in have and i not in seen]
+    for i in new:
+        seen.add(i)
+        if len(st.session_state.get(DATASETS, {})) >= MAX_DATASETS:
+            _notice(
+                f"The link names more than {MAX_DATASETS} data sets; the page opens the first "
+                f"{MAX_DATASETS}."
+            )
+            break
+        _open_link_id(i)
+    if new or wanted != current_ids():
+        _publish()
+
+
+def _open_link_id(link_id: str) -> None:
+    if link_id.startswith(EXAMPLE_PREFIX):
+        example_id = link_id[len(EXAMPLE_PREFIX) :]
+        if not _EXAMPLE_ID.fullmatch(example_id) or example_id not in examples():
+            _notice(
+                f"The link's `data` field names {_shown(link_id)}, which is not one of the "
+                "example data sets; the scenario opens without it."
+            )
+            return
+        try:
+            _keep(load_example(example_id), link_id)
+        except ScenarioError as exc:
+            st.session_state.setdefault(ERRORS, []).append(
+                (examples()[example_id].file, exc.message)
+            )
+        return
+    try:
+        datastore.check_id(link_id)
+    except datastore.InvalidId:
+        _notice(
+            f"The link's `data` field has {_shown(link_id)}, which is not a data set id; "
+            f"accepted: {ACCEPTED_IDS}. The scenario opens without it."
+        )
+        return
+    store = datastore.get_store()
+    try:
+        found = store.get(link_id)
+    except datastore.Unavailable as exc:
+        datastore.mark_unavailable(store, exc.message)
+        _notice(f"The data set `{link_id}` could not be opened. " + _unavailable_text(exc.message))
+        return
+    if found is None:
+        _notice(f"The data set `{link_id}` is no longer stored; the scenario opens without it.")
+        return
+    name = _free_name(found.name)
+    try:
+        ds = import_file(name, found.data)
+    except ScenarioError as exc:  # stored files were read once; a changed reader may refuse
+        st.session_state.setdefault(ERRORS, []).append((name, exc.message))
+        return
+    _keep(ds, link_id)
+
+
+def _shown(link_id: str) -> str:
+    """A link id as a notice shows it: quoted, escaped, cut when long."""
+    if len(link_id) <= 72:
+        return f"“{md_escape(link_id)}”"
+    return f"“{md_escape(link_id[:72])}…” ({len(link_id)} characters)"
+
+
+def _free_name(name: str) -> str:
+    """``name``, or ``name (2)`` … when the session already has a data set of that name (two
+    shared files can both be ``pasted-1.txt``)."""
+    taken = st.session_state.get(DATASETS, {})
+    if name not in taken:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        stem, ext = name, ""
+    n = 2
+    while (candidate := f"{stem} ({n}){'.' + ext if ext else ''}") in taken:
+        n += 1
+    return candidate
 
 
 def on_upload() -> None:
     """The uploader's callback: read the files not read yet."""
-    st.session_state[ERRORS] = []
+    _reset_messages()
     seen = st.session_state.setdefault(SEEN, set())
     for f in st.session_state.get("w_meas_upload") or []:
         fid = getattr(f, "file_id", None) or (f.name, f.size)
@@ -76,7 +263,7 @@ def on_upload() -> None:
 
 def on_paste() -> None:
     """The 'Read pasted text' button: the text area as a file called ``pasted-N.txt``."""
-    st.session_state[ERRORS] = []
+    _reset_messages()
     text = st.session_state.get("w_meas_paste") or ""
     if not text.strip():
         st.session_state[ERRORS].append(("pasted text", "nothing pasted"))
@@ -86,22 +273,41 @@ def on_paste() -> None:
 
 
 def on_example(example_id: str) -> None:
-    st.session_state[ERRORS] = []
+    _reset_messages()
     try:
-        _keep(load_example(example_id))
+        _keep(load_example(example_id), EXAMPLE_PREFIX + example_id)
     except ScenarioError as exc:  # a broken example is a bug, shown like any bad file
         st.session_state[ERRORS].append((examples()[example_id].file, exc.message))
+    _publish()
 
 
 def remove(name: str) -> None:
     _changed()
+    st.session_state[NOTICES] = []
     st.session_state.get(DATASETS, {}).pop(name, None)
+    st.session_state.get(LINK_IDS, {}).pop(name, None)
+    _publish()
 
 
 def clear() -> None:
     _changed()
     st.session_state[DATASETS] = {}
-    st.session_state[ERRORS] = []
+    st.session_state[LINK_IDS] = {}
+    _reset_messages()
+    _publish()
+
+
+def sharing_status() -> tuple[bool, str]:
+    """Whether uploads are shared through the link, and a sentence for the page."""
+    store = datastore.get_store()
+    if store.kind == "unavailable":
+        return False, _unavailable_text(store.reason)
+    days = store.limits.retention_s / 86400
+    return True, (
+        "Files you upload or paste are kept on this server under their content hash, so the "
+        f"share link shows them to whoever opens it; a file not opened for {days:g} days is "
+        "deleted. Examples are shared by name."
+    )
 
 
 def example_for(ds: Dataset):

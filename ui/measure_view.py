@@ -18,7 +18,7 @@ from ui import measure_data as data
 from ui import state
 from ui.layout import calibrated_values, key_value
 from ui.measure_charts import is_startup
-from ui.text import md_escape
+from ui.text import key_name, md_escape
 
 KIND_NAMES = {
     "decode": "decode steps",
@@ -61,7 +61,17 @@ def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
         )
 
 
+def sharing_notice() -> None:
+    """A warning when uploads cannot be shared through the link (the store is unavailable)."""
+    ok, text = data.sharing_status()
+    if not ok:
+        st.warning(text)
+
+
 def upload_area() -> None:
+    ok, text = data.sharing_status()
+    if ok:
+        st.caption(text)
     st.file_uploader(
         "Measurement files: our CSVs, vLLM start-up logs, vLLM benchmark JSON/JSONL/stdout, "
         "GenAI-Perf CSV/JSON (5 MB each at most)",
@@ -96,6 +106,12 @@ def examples_area() -> None:
 def errors_area(errs: list[tuple[str, str]]) -> None:
     for name, message in errs:
         st.error(f"**{md_escape(name)}**: {md_escape(message)}")
+
+
+def notices_area(notes: list[str]) -> None:
+    """What sharing could not do (texts from :func:`ui.measure_data.notices`, escaped there)."""
+    for text in notes:
+        st.warning(text)
 
 
 def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
@@ -248,7 +264,13 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
         help="Drops the calibrated keys: the engine profile's values apply again.",
     )
     if keys:
-        row[2].code(" ".join(f"--set {k}={v}" for k, v in keys.items()), language=None)
+        row[2].caption(
+            "Apply sets "
+            + ", ".join(
+                f"{key_name(k)} to {v:g} {UNITS.get(k, '')}".rstrip() for k, v in keys.items()
+            )
+            + "; every page then uses them."
+        )
 
 
 def apply_fit(keys: dict, already: list[str]) -> None:
@@ -293,7 +315,7 @@ def downloads(s: Scenario, cal: Calibration) -> None:
 
 
 def formulas() -> None:
-    st.markdown("Decode step, fitted for the efficiency *e* and the host work *h* (SPEC 4.1, 4.5):")
+    st.markdown("Decode step, fitted for the efficiency *e* and the host work *h*:")
     st.latex(
         r"t_\text{step}(b) = \max\!\Big(\frac{W + b\,c\,K}{e\,B_\text{HBM}},\ "
         r"\frac{F(b)}{\eta\,P}\Big) + t_\text{comm} + N(b)\,\tau + h + b\,h_\text{seq}"

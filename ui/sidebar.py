@@ -15,8 +15,8 @@ from model.presets import hardware_presets, model_presets, scenario_description,
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, state
-from ui.layout import md_escape
-from ui.text import scenario_label
+from ui.layout import GLOSSARY, key_name, md_escape
+from ui.text import modified_caption, scenario_label
 
 DEFAULTS_LABEL = "(built-in defaults)"
 
@@ -88,8 +88,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         on_change=_on_scenario,
         help="A named preset: the base the other settings override.",
     )
-    if s.scenario:
-        sb.caption(scenario_description(s.scenario))
+    about = [scenario_description(s.scenario)] if s.scenario else []
+    modified = modified_caption(s)
+    if modified:
+        about.append(f"**{md_escape(modified)}**")
+    if about:
+        sb.caption("  \n".join(about))
 
     hw = hardware_presets()
     hw_ids = list(hw) + ([s.hardware.id] if s.hardware.id not in hw else [])
@@ -121,7 +125,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         on_change=_on_field,
         args=("engine",),
         help="The serving engine whose measured overheads and efficiencies apply. 'Ideal "
-        "physics' is the datasheet upper bound the seeds' worked examples use.",
+        "physics' is the datasheet upper bound the source posts' worked examples use.",
     )
     c1, c2 = sb.columns(2)
     c1.selectbox(
@@ -130,6 +134,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         key=_sync("w_weights_dtype", s.weights_dtype),
         on_change=_on_field,
         args=("weights_dtype",),
+        help="Bytes per weight: FP8 and INT4 read less from HBM per step and fit more KV cache.",
     )
     c2.number_input(
         "GPUs (TP)",
@@ -139,12 +144,13 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         key=_sync("w_gpus", s.gpus),
         on_change=_on_field,
         args=("gpus",),
+        help="GPUs per replica. " + GLOSSARY["TP (tensor parallelism)"],
     )
     if s.weights_gb is not None:
         sb.caption(
-            f"Weights size fixed at {s.weights_gb:,.3g} GB by `weights_gb` (Overheads and "
-            "efficiencies): the dtype now sets only the compute roof. Clear it to use params × "
-            "bytes per param."
+            f"Weights size fixed at {s.weights_gb:,.3g} GB (Overheads and efficiencies, "
+            "Weights size): the dtype now sets only the compute roof. Empty that box to use "
+            "params × bytes per param."
         )
     c1, c2 = sb.columns(2)
     c1.number_input(
@@ -165,7 +171,8 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         key=_sync("w_context_tokens", s.context_tokens),
         on_change=_on_field,
         args=("context_tokens",),
-        help="KV tokens read per sequence per step (0 = weights only).",
+        help="KV-cache tokens each sequence reads per decode step (0 = weights only). "
+        + GLOSSARY["KV cache"],
     )
     c1, c2 = sb.columns(2)
     c1.number_input(
@@ -194,13 +201,16 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         key=_sync("w_cuda_graphs", s.cuda_graphs),
         on_change=_on_field,
         args=("cuda_graphs",),
-        help="none = vLLM's enforce-eager; full_and_piecewise is vLLM's default.",
+        help="none: every kernel launched one by one (vLLM's enforce-eager). piecewise: "
+        "graphs between the attention layers, attention launched kernel by kernel. "
+        "full_decode_only: one graph per decode step. full_and_piecewise (vLLM's default): full "
+        "graphs for decode, piecewise for mixed steps.",
     )
     with sb.expander("Overheads and efficiencies"):
         own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
         if own:
             st.caption(
-                "Set here instead of the engine's: " + ", ".join(f"`{k}`" for k in own) + "."
+                "Set here instead of the engine's: " + ", ".join(key_name(k) for k in own) + "."
             )
             st.button(
                 "Use the engine's values",
@@ -220,6 +230,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_launch_us", s.launch_us),
             on_change=_on_field,
             args=("launch_us",),
+            help=GLOSSARY["Launch cost τ"],
         )
         b.number_input(
             "Host work [ms]",
@@ -230,6 +241,8 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_host_ms", s.host_ms),
             on_change=_on_field,
             args=("host_ms",),
+            help="CPU work every step pays that CUDA graphs do not remove: scheduling, sampling, "
+            "synchronisation.",
         )
         a.number_input(
             "Kernels / layer",
@@ -239,6 +252,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_kernels_per_layer", s.kernels_per_layer),
             on_change=_on_field,
             args=("kernels_per_layer",),
+            help="GPU kernels one layer launches in an eager decode step.",
         )
         b.number_input(
             "Kernels / step",
@@ -285,7 +299,8 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_launch_model", s.launch_model),
             on_change=_on_field,
             args=("launch_model",),
-            help="additive: T_gpu + N·τ + host (the seeds). pipelined: max(T_gpu, N·τ) + host.",
+            help="additive: the CPU launches after the GPU finishes, T_gpu + N·τ + host (as the "
+            "source posts count). pipelined: the CPU runs ahead, max(T_gpu, N·τ) + host.",
         )
         st.slider(
             "Bandwidth efficiency",
@@ -295,6 +310,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_bw_efficiency", s.bw_efficiency),
             on_change=_on_field,
             args=("bw_efficiency",),
+            help="Share of the datasheet HBM bandwidth decode reads reach.",
         )
         st.slider(
             "FLOPS efficiency (decode)",
@@ -304,6 +320,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_flops_efficiency", s.flops_efficiency),
             on_change=_on_field,
             args=("flops_efficiency",),
+            help="Share of the datasheet peak FLOPS decode reaches.",
         )
         st.slider(
             "FLOPS efficiency (prefill)",
@@ -313,6 +330,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_prefill_efficiency", s.prefill_efficiency),
             on_change=_on_field,
             args=("prefill_efficiency",),
+            help="Share of the datasheet peak FLOPS the prompt's prefill reaches.",
         )
         st.number_input(
             "All-reduce latency [µs]",
@@ -334,6 +352,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             key=_sync("w_hardware.hbm_bandwidth_tb_s", s.hardware.hbm_bandwidth_tb_s),
             on_change=_on_field,
             args=("hardware.hbm_bandwidth_tb_s",),
+            help="The GPU memory's datasheet bandwidth (the hardware preset's unless changed).",
         )
     with sb.expander("Load a scenario YAML"):
         st.file_uploader(
@@ -382,7 +401,9 @@ def baseline_section(s: Scenario) -> None:
         return
     keys = compare.changed_keys(s, b)
     differs = (
-        "The scenario differs in: " + ", ".join(md_escape(k) for k in keys) + "."
+        "The scenario differs in: "
+        + ", ".join(dict.fromkeys(md_escape(key_name(k)) for k in keys))
+        + "."
         if keys
         else "The scenario is the same as the baseline: change something to compare."
     )
@@ -411,7 +432,7 @@ def baseline_section(s: Scenario) -> None:
         help="Drop the baseline.",
         width="stretch",
     )
-    sb.page_link("pages/6_Compare.py", label="Compare side by side", icon=":material/view_column:")
+    sb.caption("The Compare page (in the page list above) puts them side by side.")
 
 
 _PENDING = "_whatif_pending_sidebar"
@@ -425,6 +446,19 @@ def draw_sidebar() -> None:
     pending = st.session_state.pop(_PENDING, None)
     if pending is not None:
         sidebar(*pending)
+
+
+def _open_linked_data() -> None:
+    """Open the measurement data sets a link names (``data=``) on whichever page it opens, and
+    say here what could not be opened (a data set no longer stored, a malformed id, the store
+    unavailable); the Measurements page lists these notices itself."""
+    from ui import measure_data  # the importers: only for links that carry data sets
+
+    before = set(measure_data.notices())
+    measure_data.sync_from_link()
+    for text in measure_data.notices():
+        if text not in before:
+            st.warning(text, icon=":material/database:")  # markdown with user text escaped
 
 
 def page_scenario(page: str, defer: bool = False) -> Scenario:
@@ -445,6 +479,8 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
             "Some settings were not accepted and are left at the scenario's values:\n\n"
             + "\n".join(lines)
         )
+    if state.data_ids() and page != "measurements":
+        _open_linked_data()
     export.remember(scenario, page)  # the exports name their files after the scenario and page
     if defer:
         st.session_state[_PENDING] = (scenario, page, errors)

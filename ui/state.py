@@ -84,15 +84,16 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
             )
         )
         pairs = []
-    own, base_pairs, data, more = codecs.split_link(pairs)
+    own, base_pairs, data, compared_ = codecs.split_link(pairs)
     scenario, more = resolve(own, strict=False)
     baseline, notice = _resolve_baseline(base_pairs)
     st.session_state[BASELINE] = baseline
     st.session_state[BASELINE_NOTICE] = notice
-    if baseline is None:
-        base_pairs = []
+    # the baseline as its own canonical keys (its engine named with its version, as the
+    # scenario's is), or none
+    base_pairs = [] if baseline is None else codecs.to_params(baseline)
     st.session_state[SESSION_PARAMS] = codecs.to_params(scenario) + _extra_pairs(
-        base_pairs, data, more[: codecs.MAX_COMPARE]
+        base_pairs, data, compared_[: codecs.MAX_COMPARE]
     )
     # the pages compute and show the engine's values; links and YAML keep them 'auto'
     return scenario.effective(), errors + more

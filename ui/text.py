@@ -77,3 +77,197 @@ def scenario_label(s) -> str:
             f"batch {s.batch:,}",
         ]
     )
+
+
+#: the source posts behind the formulas, by the plain name the pages use for each (one name
+#: per source, used alike everywhere a page cites it)
+SOURCE_NAMES = {
+    "roofline": "the roofline post",
+    "launch": "the kernel-launch post",
+    "qa": "the CUDA graphs Q&A post",
+    "cold_start": "the cold-start runbook",
+}
+#: each source's own title and what it is (the formulas' "Sources" lines)
+SOURCE_TITLES = {
+    "roofline": "*The roofline flips: why optimising small models is a different performance "
+    "game* (blog post, Cuda-Graphs on lo0)",
+    "launch": "*The chef who calls out every order: SMs, CUDA streams and CUDA graphs* (blog "
+    "post, Cuda-Graphs on lo0)",
+    "qa": "*CUDA graphs & kernel fusion* (a course's question-and-answer page, vLLM 0.26)",
+    "cold_start": "*Speeding up model cold start: from minutes to seconds* (blog post, "
+    "Cuda-Graphs on lo0)",
+}
+
+#: a scenario key as the pages name it (the widget's label, in words): the sidebar's
+#: "Modified from …" line and the lists of settings that override the engine's
+KEY_NAMES = {
+    "hardware": "hardware",
+    "model": "model",
+    "engine": "engine",
+    "gpus": "GPUs",
+    "weights_dtype": "weights dtype",
+    "weights_gb": "weights size",
+    "kv_dtype": "KV-cache dtype",
+    "batch": "batch",
+    "context_tokens": "context tokens",
+    "prompt_tokens": "prompt tokens",
+    "output_tokens": "output tokens",
+    "kernels": "kernels per step",
+    "kernels_per_layer": "kernels per layer",
+    "launch_us": "launch cost τ",
+    "host_ms": "host work",
+    "host_us_per_seq": "host work per sequence",
+    "cuda_graphs": "CUDA graphs",
+    "launch_model": "launch model",
+    "bw_efficiency": "bandwidth efficiency",
+    "flops_efficiency": "FLOPS efficiency (decode)",
+    "prefill_efficiency": "FLOPS efficiency (prefill)",
+    "allreduce_latency_us": "all-reduce latency",
+    "max_num_batched_tokens": "prefill chunk size",
+    "gpu_memory_utilization": "GPU memory share",
+    "graph_mb_per_graph": "memory per graph",
+    "capture_s_per_graph": "capture seconds per graph",
+    "capture_sizes": "capture sizes",
+    "loader": "loader",
+    "storage": "storage tier",
+    "concurrency": "read streams",
+    "storage_gb_s": "storage bandwidth",
+    "stream_gb_s": "bandwidth per stream",
+    "compile_s": "cold compile",
+    "compile_cached_s": "cached compile",
+    "process_init_s": "process init",
+    "cuda_context_s": "CUDA context",
+    "allocator_s": "allocator",
+    "compile_cache": "compile cache",
+    "sleep_level": "sleep level",
+    "gpu_hour_usd": "GPU price",
+    "traffic": "traffic profile",
+    "rate_scale": "rate scale",
+    "idle_timeout_s": "idle timeout",
+    "warm_replicas": "warm replicas",
+    "prewarm_hours": "pre-warm hours",
+    "sla_s": "start-up SLA",
+    "sla_penalty_usd": "penalty per miss",
+    "shared_while_asleep": "shared while asleep",
+    "calibrated": "calibration",
+    "hardware.memory_gb": "GPU memory",
+    "hardware.hbm_bandwidth_tb_s": "HBM bandwidth",
+    "hardware.h2d_gb_s": "H2D per GPU",
+    "hardware.interconnect_gb_s": "GPU link bandwidth",
+    "hardware.gpu_hour_usd": "hardware price",
+}
+
+
+#: a hardware or model field in words (the page caption says which fields differ from the
+#: preset whose name a hardware or a model carries)
+FIELD_NAMES = {
+    "memory_gb": "memory [GB]",
+    "hbm_bandwidth_tb_s": "HBM bandwidth [TB/s]",
+    "h2d_gb_s": "H2D [GB/s]",
+    "interconnect_gb_s": "GPU link [GB/s]",
+    "gpu_hour_usd": "price [USD/GPU-hour]",
+    "params_b": "parameters [B]",
+    "active_params_b": "active parameters [B]",
+    "layers": "layers",
+    "hidden": "hidden size",
+    "heads": "attention heads",
+    "kv_heads": "KV heads",
+    "head_dim": "head size",
+    "vocab": "vocabulary",
+    "experts": "experts",
+    "experts_per_token": "experts per token",
+    "tied_embeddings": "tied embeddings",
+    "max_context_tokens": "max context",
+    "kv_lora_rank": "KV latent rank",
+    "qk_rope_head_dim": "RoPE head size",
+}
+
+
+def field_name(field: str) -> str:
+    """A hardware or model field in words: ``params_b`` → "parameters [B]",
+    ``peak_tflops.bf16`` → "peak BF16 [TFLOPS]"."""
+    if field.startswith("peak_tflops."):
+        return f"peak {field.partition('.')[2].upper()} [TFLOPS]"
+    return FIELD_NAMES.get(field, field.replace("_", " "))
+
+
+def key_name(key: str) -> str:
+    """A scenario key in words; a dotted key not named here is its part's ("hardware details",
+    "model details": a hardware or model edited in a link or a YAML file)."""
+    if key in KEY_NAMES:
+        return KEY_NAMES[key]
+    head = key.partition(".")[0]
+    if head == "hardware" and key.startswith("hardware.peak_tflops"):
+        return "peak TFLOPS"
+    return f"{head} details" if head in ("hardware", "model") else key.replace("_", " ")
+
+
+def modified_keys(s) -> list[str]:
+    """What the scenario changes from its base (its named preset, or the built-in defaults),
+    each setting once, in words, in the order the share link lists them."""
+    from model import codecs
+
+    raw = s.raw
+    base = codecs._base_of(raw)  # noqa: SLF001 - the same base the link is written against
+    names: list[str] = []
+    for key, _ in codecs.to_params(raw):
+        if key == "scenario" or (key == "engine" and raw.engine == base.engine):
+            continue
+        name = key_name(key)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def modified_caption(s) -> str:
+    """ "Modified from <preset>: batch, weights dtype." (plain text, not escaped), or "" when
+    the scenario is its base as it stands."""
+    names = modified_keys(s)
+    if not names:
+        return ""
+    base = s.raw.scenario or "the built-in defaults"
+    return f"Modified from {base}: {', '.join(names)}."
+
+
+#: one line for each term a newcomer may not know (metric and widget help, and the landing
+#: page's glossary)
+GLOSSARY = {
+    "Decode and prefill": "Prefill reads the whole prompt in one pass; decode then makes one "
+    "token per step for every sequence in the batch.",
+    "Arithmetic intensity (AI)": "FLOPs done per byte read from memory [FLOP/B]. Decode reads "
+    "all the weights for a few FLOPs each, so its AI is low.",
+    "Ridge point": "The AI where the memory roof meets the compute roof (peak FLOPS ÷ memory "
+    "bandwidth): below it a step waits on memory, above it on the arithmetic.",
+    "Bound": "What limits a step: memory (HBM reads), compute (FLOPs), communication (the "
+    "all-reduce between GPUs) or overhead (kernel launches and host work).",
+    "HBM": "The GPU's own memory: it holds the weights, the KV cache and the CUDA graphs.",
+    "KV cache": "The attention keys and values kept for every token of every sequence; it "
+    "grows with batch × context and caps the batch that fits.",
+    "TP (tensor parallelism)": "The model split across the GPUs of one replica; every layer "
+    "then adds an all-reduce between them.",
+    "Launch cost τ": "CPU time to launch one GPU kernel, a few µs. Eager decode pays it for "
+    "every kernel of every step.",
+    "Launch tax": "The launches' time N·τ of an eager step, as a share of the GPU's own time.",
+    "Eager": "Every kernel launched one by one from the CPU (vLLM's enforce-eager).",
+    "CUDA graphs": "A recorded sequence of kernels replayed with one launch: the launch cost "
+    "goes, at the price of capture time at start-up and some GPU memory.",
+    "Piecewise graphs": "Graphs of the pieces between attention layers; attention still "
+    "launches kernel by kernel, so a step pays about 2 × layers launches.",
+    "Full graphs": "One graph for the whole decode step: one launch per step "
+    "(full_decode_only; full_and_piecewise adds piecewise graphs for mixed steps).",
+    "Capture sizes": "The batch sizes captured as graphs; a batch is padded up to the next "
+    "one, and a batch above the largest runs eager.",
+    "TTFT": "Time to first token: the prompt's prefill plus one step.",
+    "TPOT": "Time per output token: one decode step at the batch.",
+    "H2D": "Host-to-device copy: the weights from host RAM over PCIe into the GPU.",
+    "Amdahl's law": "Speeding up a share f of the time by s speeds up the whole by "
+    "1 / ((1 − f) + f/s).",
+    "Cold start": "The time from starting the server to its first answer: process, CUDA "
+    "context, allocator, weights, then graph capture and compilation.",
+    "Sleep mode": "vLLM parks an idle server instead of stopping it: level 1 keeps the weights "
+    "in host RAM, level 2 discards them.",
+    "p99 wait": "The start-up wait 99 % of requests stay under (1 in 100 waits longer).",
+    "SLA": "The start-up wait a request tolerates; each request over it costs the penalty.",
+    "Break-even cold start": "The cold start below which scaling to zero costs less per day "
+    "than keeping a replica warm.",
+}

@@ -83,7 +83,7 @@ def test_upload_apply_and_share_the_calibrated_scenario(page, browser, app_url):
         query = "&".join(f"{k}={v}" for k, v in pairs)
         landing = open_page(other, f"{app_url}/?{query}")
         text = other.locator('[data-testid="stMain"]').inner_text()
-        assert "Calibrated to measurements" in text and "bw_efficiency" in text
+        assert "Calibrated to measurements" in text and "bandwidth efficiency" in text
         roof = open_page(other, f"{app_url}/Roofline?{query}")
         assert roof["Step time"] == landing["Step time"]
         assert_no_exception(other)

@@ -1,0 +1,245 @@
+"""Server-side store of shared measurement data sets, addressed only by their content hash.
+
+An uploaded or pasted measurement file (its raw bytes and its file name) is put here so a share
+link can carry ``data=<id>`` and a reviewer's fresh session reads the same file again with the
+same importer. The id is the SHA-256 of the bytes as 64 lowercase hex digits: the same bytes
+are stored once, and nothing is ever overwritten (:meth:`DataStore.put` inserts if absent).
+There is no listing: a data set is found by its id or not at all.
+
+Backends: SQLite in the app's data directory (the default, no set-up) and PostgreSQL when
+``WHATIF_DATABASE_URL`` names a ``postgresql://`` database (several app replicas behind a load
+balancer share it). A store that cannot be opened is an :class:`UnavailableStore` with the
+reason; the app keeps working without sharing.
+
+Environment (read by :func:`config_from_env`):
+
+- ``WHATIF_DATABASE_URL``: ``postgresql://user:password@host:port/dbname`` (or
+  ``postgres://``); unset or empty for SQLite.
+- ``WHATIF_DATA_DIR``: the SQLite file's folder; default ``$XDG_DATA_HOME/inference-whatif``
+  or ``~/.local/share/inference-whatif``.
+- ``WHATIF_DATA_RETENTION_DAYS``: a data set not opened for this many days is deleted
+  (default 90).
+- ``WHATIF_DATA_MAX_TOTAL_MB``: the store's total size; a new data set that would pass it
+  deletes those opened longest ago first (default 1000 MB).
+
+Limits are enforced on :meth:`DataStore.put`; :meth:`DataStore.get` also treats a data set past
+its retention as gone. No Streamlit here: the page's integration is ``ui.measure_data``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, Protocol
+
+from model.measurements import MAX_BYTES
+
+ID_LENGTH = 64
+_ID = re.compile(r"[0-9a-f]{64}")
+MAX_NAME_CHARS = 200  #: a stored file name is cut to this many characters
+DEFAULT_RETENTION_DAYS = 90.0
+DEFAULT_MAX_TOTAL_MB = 1000.0
+CONNECT_TIMEOUT_S = 3  #: a database that does not answer is given up after this long
+STATEMENT_TIMEOUT_S = 5
+READ_TOUCH_S = 3600.0  #: a read refreshes a data set's "last opened" at most once an hour
+RETRY_UNAVAILABLE_S = 60.0  #: :func:`get_store` tries an unavailable store again after this
+TABLE = "whatif_datasets"
+
+ENV_URL = "WHATIF_DATABASE_URL"
+ENV_DIR = "WHATIF_DATA_DIR"
+ENV_RETENTION = "WHATIF_DATA_RETENTION_DAYS"
+ENV_TOTAL = "WHATIF_DATA_MAX_TOTAL_MB"
+
+
+class StoreError(Exception):
+    """A data-store problem, with a message for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Unavailable(StoreError):
+    """The store cannot be used (not configured right, not reachable, not writable)."""
+
+
+class InvalidId(StoreError):
+    """A data set id that is not 64 lowercase hex digits."""
+
+
+class Refused(StoreError):
+    """A data set the store does not take (too large, empty, larger than the whole store)."""
+
+
+class Stored(NamedTuple):
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = MAX_BYTES  #: one data set
+    max_total_bytes: int = int(DEFAULT_MAX_TOTAL_MB * 1e6)  #: the whole store
+    retention_s: float = DEFAULT_RETENTION_DAYS * 86400.0  #: since a data set was last opened
+
+
+class DataStore(Protocol):
+    kind: str  #: "sqlite", "postgresql" or "unavailable"
+    where: str  #: where the data lives, for people (no password)
+
+    def put(self, name: str, data: bytes) -> str:
+        """Store ``data`` under its id unless it is there already; return the id."""
+        ...
+
+    def get(self, data_id: str) -> Stored | None:
+        """The data set with this id, or None when it is not (or no longer) stored."""
+        ...
+
+
+def content_id(data: bytes) -> str:
+    """The id of a data set: SHA-256 of its bytes, 64 lowercase hex digits."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def check_id(data_id: object) -> str:
+    """``data_id`` if it is a well-formed id, else :class:`InvalidId` saying what is accepted.
+    Every backend calls this before any query."""
+    if not isinstance(data_id, str) or not _ID.fullmatch(data_id):
+        shown = repr(data_id)[:40] if isinstance(data_id, str) else type(data_id).__name__
+        raise InvalidId(
+            f"{shown} is not a data set id; an id is {ID_LENGTH} lowercase hexadecimal "
+            "characters (0-9, a-f)"
+        )
+    return data_id
+
+
+def check_put(name: str, data: bytes, limits: Limits) -> tuple[str, str]:
+    """The id and the (cut) name of a data set the store takes, or :class:`Refused`."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise Refused("a data set is bytes")
+    data = bytes(data)
+    if not data:
+        raise Refused("an empty file is not stored")
+    if len(data) > limits.max_bytes:
+        raise Refused(
+            f"larger than {limits.max_bytes / 1e6:g} MB, the most a shared data set may have"
+        )
+    if len(data) > limits.max_total_bytes:
+        raise Refused("larger than the whole store may hold")
+    name = str(name)[:MAX_NAME_CHARS] or "data"
+    return content_id(data), name
+
+
+class UnavailableStore:
+    """A store that cannot be used; every call raises :class:`Unavailable` with the reason."""
+
+    kind = "unavailable"
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        self.where = "nowhere"
+
+    def put(self, name: str, data: bytes) -> str:
+        raise Unavailable(self.reason)
+
+    def get(self, data_id: str) -> Stored | None:
+        check_id(data_id)
+        raise Unavailable(self.reason)
+
+
+@dataclass(frozen=True)
+class Config:
+    url: str | None
+    data_dir: Path
+    limits: Limits
+    problem: str | None = None  #: a setting that is not accepted (the store is unavailable)
+
+
+def default_data_dir(env: Mapping[str, str]) -> Path:
+    if env.get(ENV_DIR):
+        return Path(env[ENV_DIR]).expanduser()
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local/share")
+    return Path(base).expanduser() / "inference-whatif"
+
+
+def _positive(env: Mapping[str, str], key: str, default: float, what: str) -> float:
+    raw = (env.get(key) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < 1e9):
+        raise ValueError(f"{key} must be a positive number of {what}, not {raw[:40]!r}")
+    return value
+
+
+def config_from_env(env: Mapping[str, str] | None = None) -> Config:
+    """The store's settings from the environment (see the module docstring)."""
+    env = os.environ if env is None else env
+    url = (env.get(ENV_URL) or "").strip() or None
+    data_dir = default_data_dir(env)
+    try:
+        days = _positive(env, ENV_RETENTION, DEFAULT_RETENTION_DAYS, "days")
+        total_mb = _positive(env, ENV_TOTAL, DEFAULT_MAX_TOTAL_MB, "megabytes")
+    except ValueError as exc:
+        return Config(url, data_dir, Limits(), problem=str(exc))
+    limits = Limits(max_total_bytes=int(total_mb * 1e6), retention_s=days * 86400.0)
+    return Config(url, data_dir, limits)
+
+
+def open_store(config: Config | None = None, *, clock: Callable[[], float] = time.time):
+    """The configured store, opened and ready, or an :class:`UnavailableStore` with the reason
+    (never raises). PostgreSQL when the config has a URL, else SQLite in ``data_dir``."""
+    config = config_from_env() if config is None else config
+    if config.problem:
+        return UnavailableStore(config.problem)
+    try:
+        if config.url:
+            from datastore.postgres import PostgresStore
+
+            return PostgresStore(config.url, config.limits, clock=clock)
+        from datastore.sqlite import SQLiteStore
+
+        return SQLiteStore(config.data_dir / "datasets.sqlite3", config.limits, clock=clock)
+    except Unavailable as exc:
+        return UnavailableStore(exc.message)
+
+
+_lock = threading.Lock()
+_cached: tuple[Config, DataStore, float] | None = None
+
+
+def get_store() -> DataStore:
+    """The process's store for the current environment, opened once (Streamlit sessions are
+    threads of one process). An unavailable store is tried again after
+    :data:`RETRY_UNAVAILABLE_S`; a changed environment opens the store anew."""
+    global _cached
+    config = config_from_env()
+    with _lock:
+        now = time.monotonic()
+        if _cached is not None:
+            cfg, store, opened = _cached
+            fresh = store.kind != "unavailable" or now - opened < RETRY_UNAVAILABLE_S
+            if cfg == config and fresh:
+                return store
+        store = open_store(config)
+        _cached = (config, store, now)
+        return store
+
+
+def mark_unavailable(store: DataStore, reason: str) -> None:
+    """A call on ``store`` found it unusable (say, its database went away): until the next
+    retry, :func:`get_store` answers an :class:`UnavailableStore` with ``reason`` instead of
+    making every page wait for the database again."""
+    global _cached
+    with _lock:
+        if _cached is not None and _cached[1] is store:
+            _cached = (_cached[0], UnavailableStore(reason), time.monotonic())

@@ -1,0 +1,113 @@
+"""What the SQLite and PostgreSQL stores share: the table and the put/get rules, in SQL that
+both run (``INSERT … ON CONFLICT (id) DO NOTHING``); only the placeholder, the connection and
+the put lock differ. Every query is parameterised; ids are checked before any query."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from datastore import READ_TOUCH_S, TABLE, Limits, Stored, Unavailable, check_id, check_put
+
+
+class SQLStore:
+    kind = "sql"
+    where = ""
+    mark = "?"  #: the driver's placeholder
+    blob = "BLOB"
+    real = "REAL"
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.time) -> None:
+        self.limits = limits
+        self.clock = clock
+
+    # -- what a backend provides ------------------------------------------------------------
+    @contextlib.contextmanager
+    def _transaction(self, write: bool) -> Iterator[Any]:
+        """A cursor in one transaction (committed on success, rolled back on error); with
+        ``write``, no other put runs until it ends. Driver errors become ``Unavailable``."""
+        raise NotImplementedError
+        yield
+
+    # -- shared -----------------------------------------------------------------------------
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self.mark).replace("{table}", TABLE)
+
+    def _schema(self) -> list[str]:
+        return [
+            f"CREATE TABLE IF NOT EXISTS {TABLE} (id CHAR(64) PRIMARY KEY, "
+            f"name TEXT NOT NULL, data {self.blob} NOT NULL, size BIGINT NOT NULL, "
+            f"created_at {self.real} NOT NULL, last_read {self.real} NOT NULL)",
+            f"CREATE INDEX IF NOT EXISTS {TABLE}_last_read ON {TABLE} (last_read)",
+        ]
+
+    def put(self, name: str, data: bytes) -> str:
+        data_id, name = check_put(name, data, self.limits)
+        data = bytes(data)
+        now = self.clock()
+        with self._transaction(write=True) as cur:
+            cur.execute(
+                self._sql("DELETE FROM {table} WHERE last_read < ?"),
+                (now - self.limits.retention_s,),
+            )
+            cur.execute(self._sql("SELECT 1 FROM {table} WHERE id = ?"), (data_id,))
+            if cur.fetchone() is not None:
+                # the same bytes again: stored once, never overwritten; opened again, so kept
+                cur.execute(
+                    self._sql("UPDATE {table} SET last_read = ? WHERE id = ?"), (now, data_id)
+                )
+                return data_id
+            self._make_room(cur, len(data))
+            cur.execute(
+                self._sql(
+                    "INSERT INTO {table} (id, name, data, size, created_at, last_read) "
+                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
+                ),
+                (data_id, name, data, len(data), now, now),
+            )
+        return data_id
+
+    def _make_room(self, cur, size: int) -> None:
+        """Delete the data sets opened longest ago until ``size`` more bytes fit the cap."""
+        cur.execute(self._sql("SELECT COALESCE(SUM(size), 0) FROM {table}"))
+        excess = int(cur.fetchone()[0]) + size - self.limits.max_total_bytes
+        if excess <= 0:
+            return
+        cur.execute(self._sql("SELECT id, size FROM {table} ORDER BY last_read, id"))
+        doomed = []
+        for row_id, row_size in cur.fetchall():
+            if excess <= 0:
+                break
+            doomed.append(row_id)
+            excess -= int(row_size)
+        for row_id in doomed:
+            cur.execute(self._sql("DELETE FROM {table} WHERE id = ?"), (row_id,))
+
+    def get(self, data_id: str) -> Stored | None:
+        data_id = check_id(data_id)
+        now = self.clock()
+        with self._transaction(write=False) as cur:
+            cur.execute(
+                self._sql("SELECT name, data, last_read FROM {table} WHERE id = ?"), (data_id,)
+            )
+            row = cur.fetchone()
+        if row is None:
+            return None
+        name, data, last_read = row[0], bytes(row[1]), float(row[2])
+        if last_read < now - self.limits.retention_s:
+            with self._transaction(write=True) as cur:
+                cur.execute(
+                    self._sql("DELETE FROM {table} WHERE id = ? AND last_read < ?"),
+                    (data_id, now - self.limits.retention_s),
+                )
+            return None
+        if last_read < now - READ_TOUCH_S:
+            with contextlib.suppress(Unavailable), self._transaction(write=True) as cur:
+                # a read that cannot be recorded still answers
+                cur.execute(
+                    self._sql("UPDATE {table} SET last_read = ? WHERE id = ? AND last_read < ?"),
+                    (now, data_id, now),
+                )
+        return Stored(name, data)

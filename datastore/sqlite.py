@@ -1,0 +1,66 @@
+"""The default store: one SQLite file in the app's data directory (Python's own ``sqlite3``, no
+set-up). One connection per call, WAL journal (readers never wait for a writer), and
+``BEGIN IMMEDIATE`` for puts so concurrent sessions (threads) and processes on one machine
+take turns."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from datastore import CONNECT_TIMEOUT_S, Limits, Unavailable
+from datastore._sql import SQLStore
+
+
+class SQLiteStore(SQLStore):
+    kind = "sqlite"
+
+    def __init__(self, path: Path, limits: Limits, clock: Callable[[], float] = time.time):
+        super().__init__(limits, clock)
+        self.path = Path(path)
+        self.where = f"SQLite file {self.path}"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise Unavailable(
+                f"the data folder {self.path.parent} cannot be created ({exc.strerror or exc})"
+            ) from None
+        with self._connect() as conn:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                for statement in self._schema():
+                    conn.execute(statement)
+            except sqlite3.Error as exc:
+                raise self._unavailable(exc) from None
+
+    def _unavailable(self, exc: Exception) -> Unavailable:
+        return Unavailable(f"the data file {self.path} cannot be used ({exc})")
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            conn = sqlite3.connect(self.path, timeout=CONNECT_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise self._unavailable(exc) from None
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def _transaction(self, write: bool) -> Iterator[sqlite3.Cursor]:
+        with self._connect() as conn:
+            try:
+                cur = conn.cursor()
+                cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield cur
+                except BaseException:
+                    conn.rollback()
+                    raise
+                conn.commit()
+            except sqlite3.Error as exc:
+                raise self._unavailable(exc) from None

@@ -1,0 +1,437 @@
+"""The shared data-set store (``datastore``): the same contract on SQLite and on a real
+PostgreSQL server that this module starts itself (initdb + pg_ctl in a temporary folder, a unix
+socket only, torn down at the end). Where PostgreSQL or psycopg is missing the PostgreSQL cases
+are skipped with the reason; with ``CI=true`` they fail instead (CI installs both)."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import datastore
+from datastore import (
+    CONNECT_TIMEOUT_S,
+    InvalidId,
+    Limits,
+    Refused,
+    Unavailable,
+    check_id,
+    config_from_env,
+    content_id,
+    open_store,
+)
+from datastore.sqlite import SQLiteStore
+from model.measurements import MAX_BYTES
+
+DAY = 86400.0
+DEFAULT_LIMITS = Limits()
+
+
+class Clock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _need(reason: str) -> None:
+    """Skip, or fail under CI, where the real PostgreSQL server cannot be had."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(
+            f"{reason} (CI=true: .ci/run installs PostgreSQL and the test extra)", pytrace=False
+        )
+    pytest.skip(reason)
+
+
+def _pg_bindir() -> Path | None:
+    def version(p: str) -> float:
+        try:
+            return float(Path(p).parent.name)
+        except ValueError:
+            return 0.0
+
+    for cand in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version, reverse=True):
+        if (Path(cand) / "initdb").exists() and (Path(cand) / "pg_ctl").exists():
+            return Path(cand)
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True)
+        bindir = Path(out.stdout.strip())
+        if (bindir / "initdb").exists() and (bindir / "pg_ctl").exists():
+            return bindir
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """A real PostgreSQL server of this module's own; yields its URL (unix socket, trust)."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _need("psycopg is not installed (the 'test' extra brings it: pip install -e '.[test]')")
+    bindir = _pg_bindir()
+    if bindir is None:
+        _need("PostgreSQL's initdb and pg_ctl were not found (Debian: apt-get install postgresql)")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root: run the server as 'postgres'
+        import pwd
+
+        runuser = shutil.which("runuser")
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            runuser = None
+        if runuser is None:
+            _need("running as root without a 'postgres' user and runuser to start PostgreSQL")
+        prefix = [runuser, "-u", "postgres", "--"]
+    tmp = Path(tempfile.mkdtemp(prefix="whatif-pg-"))  # short: a socket path has ~100 chars
+    if prefix:
+        shutil.chown(tmp, user="postgres")
+    data, log, port = tmp / "data", tmp / "server.log", _free_port()
+
+    def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*prefix, *args], cwd=tmp, capture_output=True, text=True, timeout=timeout
+        )
+
+    started = False
+    try:
+        done = run(
+            str(bindir / "initdb"),
+            *("-D", str(data), "-U", "whatif", "--auth=trust", "--no-sync", "-E", "UTF8"),
+            "--locale=C",
+        )
+        assert done.returncode == 0, f"initdb failed: {done.stderr[-2000:]}"
+        done = run(
+            str(bindir / "pg_ctl"),
+            *("-D", str(data), "-l", str(log), "-w", "-t", "60"),
+            *("-o", f"-k {tmp} -p {port} -c listen_addresses='' -c fsync=off"),
+            "start",
+            timeout=90,
+        )
+        started = True
+        assert done.returncode == 0, f"pg_ctl start failed: {done.stderr[-2000:]}"
+        yield f"postgresql://whatif@/postgres?host={tmp}&port={port}"
+    finally:
+        if started:
+            run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _drop_table(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        conn.execute(f"DROP TABLE IF EXISTS {datastore.TABLE}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request, tmp_path):
+    """A factory of stores of one backend sharing one database: ``make(limits, clock)``."""
+    if request.param == "sqlite":
+        path = tmp_path / "store" / "datasets.sqlite3"
+        return lambda limits=DEFAULT_LIMITS, clock=time.time: SQLiteStore(path, limits, clock)
+    url = request.getfixturevalue("postgres_url")
+    _drop_table(url)
+    from datastore.postgres import PostgresStore
+
+    return lambda limits=DEFAULT_LIMITS, clock=time.time: PostgresStore(url, limits, clock)
+
+
+def count(store) -> int:
+    with store._transaction(write=False) as cur:
+        cur.execute(f"SELECT COUNT(*) FROM {datastore.TABLE}")
+        return int(cur.fetchone()[0])
+
+
+CSV = b"batch,step_ms\n1,5.1\n8,6.0\n"
+
+
+def test_put_then_get_gives_the_same_bytes_and_name_under_the_sha256(backend):
+    store = backend()
+    data_id = store.put("decode.csv", CSV)
+    assert data_id == hashlib.sha256(CSV).hexdigest() == content_id(CSV)
+    assert len(data_id) == 64
+    assert store.get(data_id) == ("decode.csv", CSV)
+
+
+def test_the_same_bytes_twice_are_stored_once_and_never_overwritten(backend):
+    store = backend()
+    first = store.put("decode.csv", CSV)
+    again = store.put("renamed.csv", CSV)
+    assert again == first
+    assert count(store) == 1
+    assert store.get(first).name == "decode.csv"  # the first upload's name stays
+    other = store.put("decode.csv", CSV + b"16,7.5\n")
+    assert other != first and count(store) == 2
+    assert store.get(first).data == CSV
+
+
+def test_an_unknown_id_is_none(backend):
+    assert backend().get("0" * 64) is None
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "abc",
+        "A" * 64,  # upper case is not accepted: one spelling per id
+        "0" * 63,
+        "0" * 65,
+        "0" * 10_000,
+        "g" * 64,
+        "0" * 63 + "'",
+        "'; DROP TABLE whatif_datasets; --",
+        " " + "0" * 63,
+        "0" * 64 + "\n",
+        None,
+        64,
+    ],
+)
+def test_malformed_ids_are_refused_before_any_query(backend, bad):
+    store = backend()
+    data_id = store.put("decode.csv", CSV)
+    with pytest.raises(InvalidId, match="64 lowercase hexadecimal"):
+        store.get(bad)
+    assert store.get(data_id).data == CSV  # the table is still there
+
+
+def test_size_limits(backend):
+    store = backend()
+    with pytest.raises(Refused, match="5 MB"):
+        store.put("big.csv", b"x" * (MAX_BYTES + 1))
+    with pytest.raises(Refused, match="empty"):
+        store.put("empty.csv", b"")
+    assert count(store) == 0
+    at_limit = store.put("limit.csv", b"y" * MAX_BYTES)
+    assert len(store.get(at_limit).data) == MAX_BYTES
+
+
+def test_retention_counts_from_the_last_read(backend):
+    clock = Clock()
+    store = backend(Limits(retention_s=10 * DAY), clock)
+    kept = store.put("kept.csv", CSV)
+    dropped = store.put("dropped.csv", CSV + b"2,5.2\n")
+    clock.now += 8 * DAY
+    assert store.get(kept) is not None  # read: its ten days start again
+    clock.now += 8 * DAY
+    assert store.get(dropped) is None  # 16 days unread
+    assert store.get(kept) is not None
+    assert count(store) == 1
+
+
+def test_a_put_deletes_what_is_past_retention(backend):
+    clock = Clock()
+    store = backend(Limits(retention_s=DAY), clock)
+    store.put("old.csv", CSV)
+    clock.now += 2 * DAY
+    store.put("new.csv", CSV + b"2,5.2\n")
+    assert count(store) == 1
+
+
+def test_the_total_cap_deletes_what_was_opened_longest_ago(backend):
+    clock = Clock()
+    store = backend(Limits(max_total_bytes=100), clock)
+    a = store.put("a.csv", b"a" * 40)
+    clock.now += 2 * 3600
+    b = store.put("b.csv", b"b" * 40)
+    clock.now += 2 * 3600
+    assert store.get(a) is not None  # a is now the most recently opened
+    clock.now += 2 * 3600
+    c = store.put("c.csv", b"c" * 40)  # 120 > 100: b goes
+    assert store.get(b) is None
+    assert store.get(a) is not None and store.get(c) is not None
+    with pytest.raises(Refused, match="whole store"):
+        store.put("huge.csv", b"h" * 101)
+
+
+def test_concurrent_puts_from_threads_and_two_instances(backend):
+    """Streamlit sessions are threads; replicas are separate store objects on one database."""
+    stores = [backend(), backend()]
+    errors: list[BaseException] = []
+    ids: list[str] = []
+
+    def work(k: int) -> None:
+        try:
+            store = stores[k % 2]
+            ids.append(store.put(f"same-{k}.csv", CSV))
+            ids.append(store.put(f"own-{k}.csv", CSV + f"{k},1.0\n".encode()))
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert len(set(ids)) == 9 and count(stores[0]) == 9
+    for data_id in ids:
+        assert stores[1].get(data_id) is not None
+
+
+def test_the_store_has_no_listing_and_no_overwrite_api():
+    public = {n for n in dir(SQLiteStore) if not n.startswith("_")}
+    assert {"put", "get"} <= public
+    assert not public & {"list", "keys", "ids", "all", "items", "delete", "set", "update"}
+    assert not hasattr(SQLiteStore, "__iter__")
+
+
+def test_check_id():
+    good = "ab" * 32
+    assert check_id(good) == good
+    with pytest.raises(InvalidId) as exc:
+        check_id("x" * 5000)
+    assert len(exc.value.message) < 200  # a long id is not echoed whole
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+
+def test_default_folder_follows_xdg_and_home(tmp_path):
+    assert config_from_env({"HOME": "/home/u"}).data_dir == Path(
+        "/home/u/.local/share/inference-whatif"
+    )
+    env = {"HOME": "/home/u", "XDG_DATA_HOME": "/x"}
+    assert config_from_env(env).data_dir == Path("/x/inference-whatif")
+    env[datastore.ENV_DIR] = str(tmp_path)
+    cfg = config_from_env(env)
+    assert cfg.data_dir == tmp_path and cfg.url is None
+    store = open_store(cfg)
+    assert store.kind == "sqlite" and (tmp_path / "datasets.sqlite3").exists()
+    # WAL: readers do not wait for a writer
+    with sqlite3.connect(tmp_path / "datasets.sqlite3") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_limits_from_the_environment():
+    cfg = config_from_env({datastore.ENV_RETENTION: "7", datastore.ENV_TOTAL: "50"})
+    assert cfg.limits == Limits(max_total_bytes=50_000_000, retention_s=7 * DAY)
+    assert config_from_env({}).limits == Limits()
+    for key, value in [
+        (datastore.ENV_RETENTION, "0"),
+        (datastore.ENV_RETENTION, "soon"),
+        (datastore.ENV_TOTAL, "-5"),
+        (datastore.ENV_TOTAL, "nan"),
+    ]:
+        store = open_store(config_from_env({key: value}))
+        assert store.kind == "unavailable"
+        assert key in store.reason and "positive number" in store.reason
+
+
+def test_a_folder_that_cannot_be_made_is_unavailable_with_the_reason(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    store = open_store(config_from_env({datastore.ENV_DIR: str(blocker / "sub")}))
+    assert store.kind == "unavailable"
+    assert "cannot be created" in store.reason
+    with pytest.raises(Unavailable):
+        store.put("a.csv", CSV)
+    with pytest.raises(Unavailable):
+        store.get("0" * 64)
+    with pytest.raises(InvalidId):  # a malformed id is still named as such
+        store.get("nope")
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("mysql://u:s3cret@db/x", "must be a postgresql:// URL"),
+        ("db.example:5432", "must be a postgresql:// URL"),
+        ("postgresql://u:s3cret@127.0.0.1:notaport/x", "not a valid database URL"),
+    ],
+)
+def test_a_wrong_database_url_is_unavailable_and_names_the_variable(url, said):
+    store = open_store(config_from_env({datastore.ENV_URL: url}))
+    assert store.kind == "unavailable"
+    assert said in store.reason and "s3cret" not in store.reason
+
+
+def _needs_psycopg():
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _need("psycopg is not installed (the 'test' extra brings it: pip install -e '.[test]')")
+
+
+def test_a_refused_connection_is_unavailable_at_once():
+    _needs_psycopg()
+    url = f"postgresql://u:s3cret@127.0.0.1:{_free_port()}/whatif"
+    t0 = time.monotonic()
+    store = open_store(config_from_env({datastore.ENV_URL: url}))
+    assert time.monotonic() - t0 < 2
+    assert store.kind == "unavailable"
+    assert "cannot be used" in store.reason and "s3cret" not in store.reason
+    assert "127.0.0.1" in store.reason
+
+
+def test_a_server_that_never_answers_is_given_up_after_the_connect_timeout():
+    """A dead database must not stall pages: a listening socket that never speaks."""
+    _needs_psycopg()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        url = f"postgresql://u@127.0.0.1:{sock.getsockname()[1]}/whatif"
+        t0 = time.monotonic()
+        store = open_store(config_from_env({datastore.ENV_URL: url}))
+        took = time.monotonic() - t0
+    assert store.kind == "unavailable"
+    assert took < CONNECT_TIMEOUT_S * 2 + 2, took
+
+
+def test_without_psycopg_the_store_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    store = open_store(config_from_env({datastore.ENV_URL: "postgresql://u@localhost/x"}))
+    assert store.kind == "unavailable" and "psycopg" in store.reason
+
+
+def test_postgres_is_used_when_the_url_names_one(postgres_url):
+    _drop_table(postgres_url)
+    store = open_store(config_from_env({datastore.ENV_URL: postgres_url}))
+    assert store.kind == "postgresql", getattr(store, "reason", "")
+    data_id = store.put("decode.csv", CSV)
+    # a second replica (another process's store) sees it
+    replica = open_store(config_from_env({datastore.ENV_URL: postgres_url}))
+    assert replica.get(data_id) == ("decode.csv", CSV)
+
+
+def test_get_store_follows_the_environment_and_retries(monkeypatch, tmp_path):
+    monkeypatch.setattr(datastore, "_cached", None)
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "one"))
+    first = datastore.get_store()
+    assert first.kind == "sqlite" and datastore.get_store() is first
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "two"))
+    second = datastore.get_store()
+    assert second is not first and "two" in second.where
+    datastore.mark_unavailable(second, "the disk went away")
+    down = datastore.get_store()
+    assert down.kind == "unavailable" and down.reason == "the disk went away"
+    monkeypatch.setattr(datastore, "RETRY_UNAVAILABLE_S", 0.0)
+    assert datastore.get_store().kind == "sqlite"
+
+
+def test_the_store_has_no_streamlit():
+    for path in Path(datastore.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        assert "import streamlit" not in text and "from streamlit" not in text, path
