@@ -881,7 +881,7 @@ def _lens_tables(s: Scenario, lenses: dict, strategy_table) -> dict[str, list]:
     return {
         "roofline": [
             (
-                "BF16/INT4 × CUDA graphs (the seed's table)",
+                "BF16/INT4 × CUDA graphs",
                 pd.DataFrame(lenses["roofline"]["seed_table"]),
             )
         ],
