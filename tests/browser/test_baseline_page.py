@@ -40,7 +40,7 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_role("button", name="Pin as baseline").click()
     page.wait_for_url(re.compile(r"[?&]base\.scenario=seed-3b-4090"), timeout=WAIT_MS)
-    dtype = sidebar.get_by_label("Weights dtype")
+    dtype = sidebar.get_by_role("combobox", name="Weights dtype")
     dtype.click()
     page.get_by_role("option", name="int4", exact=True).click()
     page.wait_for_url(re.compile(r"[?&]weights_dtype=int4"), timeout=WAIT_MS)
