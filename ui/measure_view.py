@@ -4,7 +4,6 @@ user text (file names, what a file says) is shown escaped or in tables, never as
 
 from __future__ import annotations
 
-import io
 import json
 
 import pandas as pd
@@ -294,21 +293,26 @@ def rates_table(cal: Calibration) -> None:
 
 
 def downloads(s: Scenario, cal: Calibration) -> None:
+    """The residuals (CSV, the link in its first line, clean numbers) and the fit report
+    (JSON, the link in a ``link`` field), named after the scenario."""
+    from ui import export
+
+    ctx = export.context(s, "measurements")
     frame = pd.DataFrame(cal.residual_rows())
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False)
     c = st.columns(2)
     c[0].download_button(
         "Residuals (CSV)",
-        buf.getvalue(),
-        file_name="whatif-measurements-residuals.csv",
+        lambda: export.csv_text(frame, ctx.comment),
+        file_name=ctx.file("residuals", "csv", page="measurements"),
         mime="text/csv",
         on_click="ignore",
     )
     c[1].download_button(
         "Fit report (JSON)",
-        json.dumps(cal.to_json(), indent=2, allow_nan=False),
-        file_name="whatif-calibration.json",
+        lambda: json.dumps(
+            {"scenario": ctx.label, "link": ctx.link, **cal.to_json()}, indent=2, allow_nan=False
+        ),
+        file_name=ctx.file("calibration", "json", page="measurements"),
         mime="application/json",
         on_click="ignore",
     )
