@@ -368,6 +368,23 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     return out
 
 
+#: the five line items and their total, in order: the columns' table (page, downloads, report)
+ITEM_COLUMNS = (
+    "process_init_s",
+    "cuda_context_s",
+    "allocator_s",
+    "weights_s",
+    "graphs_jit_s",
+    "total_s",
+)
+
+
+def columns_rows(columns: dict) -> list[dict]:
+    """The runbook's columns (``cold_start_lens(s)["columns"]``) as rows of a table: the
+    column's name, then each item's seconds and the total."""
+    return [{"column": name, **{k: col[k] for k in ITEM_COLUMNS}} for name, col in columns.items()]
+
+
 def cold_start_lens(s: Scenario) -> dict:
     """Everything the Cold start page shows, from one call: the figures, the seed's four
     columns (this scenario, only weights optimised, only item 5 optimised, optimised), the

@@ -4,7 +4,7 @@ storage tiers, and what sleep mode and a warm replica turn it into. (SPEC 4.3)""
 import pandas as pd
 import streamlit as st
 
-from model.cold_start import cold_start_lens
+from model.cold_start import cold_start_lens, columns_rows
 from model.presets import cold_start_presets
 from ui import cold_charts, compare, measure_data
 from ui.buckets import bucket_editor
@@ -210,25 +210,7 @@ st.info(
     )
 )
 
-cols = pd.DataFrame(
-    [
-        {
-            "column": name,
-            **{
-                k: col[k]
-                for k in (
-                    "process_init_s",
-                    "cuda_context_s",
-                    "allocator_s",
-                    "weights_s",
-                    "graphs_jit_s",
-                    "total_s",
-                )
-            },
-        }
-        for name, col in lens["columns"].items()
-    ]
-)
+cols = pd.DataFrame(columns_rows(lens["columns"]))
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
 draw_sidebar()  # after the headline metrics: their deltas leave first

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from model import codecs
+from model.compare import lookup
 from model.scenario import Scenario
 from ui import state
 
@@ -39,15 +40,6 @@ def changed_keys(s: Scenario, b: Scenario) -> list[str]:
     """The link keys whose values differ between ``s`` and ``b`` (either side's)."""
     mine, theirs = dict(codecs.to_params(s)), dict(codecs.to_params(b))
     return [k for k in dict.fromkeys([*mine, *theirs]) if mine.get(k) != theirs.get(k)]
-
-
-def _get(figures: dict, path: str):
-    value: Any = figures
-    for part in path.split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None
-        value = value[part]
-    return value
 
 
 def _number(value: float) -> str:
@@ -96,7 +88,7 @@ class Deltas:
     def __call__(self, path: str, better: str | None = "lower", unit: str = "") -> dict:
         if self.base is None:
             return {}
-        return metric_delta(_get(self.figures, path), _get(self.base, path), better, unit)
+        return metric_delta(lookup(self.figures, path), lookup(self.base, path), better, unit)
 
 
 def metric_delta(current, base, better: str | None = "lower", unit: str = "") -> dict:

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from model import codecs
+from model.cold_start import columns_rows
 from model.scenario import Scenario
 from ui.chart_common import SpecFigure, figure
 from ui.text import plotly_text, scenario_label
@@ -859,25 +860,7 @@ def build_report(
 
 def _lens_tables(s: Scenario, lenses: dict, strategy_table) -> dict[str, list]:
     cl = lenses["cold_start"]
-    columns = pd.DataFrame(
-        [
-            {
-                "column": name,
-                **{
-                    k: col[k]
-                    for k in (
-                        "process_init_s",
-                        "cuda_context_s",
-                        "allocator_s",
-                        "weights_s",
-                        "graphs_jit_s",
-                        "total_s",
-                    )
-                },
-            }
-            for name, col in cl["columns"].items()
-        ]
-    )
+    columns = pd.DataFrame(columns_rows(cl["columns"]))
     return {
         "roofline": [
             (
