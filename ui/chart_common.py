@@ -1,5 +1,6 @@
-"""What the chart builders of every lens share: the colours, the common layout, log-axis
-vertical lines and array conversion.
+"""What the chart builders of every lens share: the colour-blind-safe palette and the theme's
+text colour, the common layout, log axes with full tick values, vertical marks labelled above
+the plot, and array conversion.
 
 Chart builders are plain functions from core results to ``plotly.graph_objects.Figure``, one
 module per lens (:mod:`ui.roofline_charts`, :mod:`ui.launch_charts`, :mod:`ui.cold_charts`).
@@ -9,6 +10,13 @@ tens of milliseconds per chart, which a page that reacts to every widget cannot 
 return a :class:`SpecFigure`, which hands that dict to Streamlit without a second pass. No
 template is set: Streamlit's theme styles the charts, and a named Plotly template alone costs
 ~9 ms of validation per figure.
+
+Readable by everyone (the issue "Charts that everyone can read"): colours come from
+:data:`PALETTE` (Okabe-Ito) and never carry meaning alone; every series also has a marker
+symbol, a fill pattern or a direct label. Data lines are drawn solid, so a dash stays free to
+mean something else (a pinned baseline drawn as a dashed copy); the few dashed lines are
+reference lines (roofs, vertical marks). Axis text is the theme's own text colour (INK) at AA
+contrast on light and dark; log axes say 20, 50, 200, never a bare "2".
 """
 
 from __future__ import annotations
@@ -20,23 +28,69 @@ import plotly.graph_objects as go
 
 from model.units import MS
 
+# --- colours ----------------------------------------------------------------------------------
+#
+# The Okabe-Ito palette (Okabe & Ito 2008, "Color Universal Design"; Wong 2011, Nature Methods
+# 8:441): eight colours told apart under the common colour-vision deficiencies. Yellow is left
+# out (it does not show on white), and so is black (it does not show on the dark theme): INK
+# stands in for it. Colour is never the only cue: every builder adds a marker symbol, a fill
+# pattern or a direct label (or a dash, where a chart says so) to each series.
+BLUE = "#0072B2"
+ORANGE = "#E69F00"
+GREEN = "#009E73"
+VERMILLION = "#D55E00"
+SKY = "#56B4E9"
+PURPLE = "#CC79A7"
+GREY = "#999999"
+LIGHT_GREY = "#CCCCCC"
+PALETTE = (BLUE, ORANGE, GREEN, VERMILLION, SKY, PURPLE)
+
+#: Streamlit's placeholders for theme colours: its Plotly theme replaces these strings in the
+#: figure's JSON with the colours of the theme on screen (streamlit.elements.lib
+#: .streamlit_plotly_theme: GRAY_90 and BG_COLOR; the frontend's PlotlyChart swaps them when
+#: ``theme="streamlit"``, the default). INK is the theme's strong text colour (near-black on
+#: light, near-white on dark: about 14:1 and 17:1 against the background, measured in
+#: Chromium), PAPER its background. Outside Streamlit they render as near-black.
+INK = "#000037"
+PAPER = "#000038"
+HOLLOW = "rgba(0,0,0,0)"  # a bar drawn as its outline only
+
+#: every colour a builder may use (tests/test_a11y_charts.py checks each figure against it)
+SAFE_COLORS = frozenset({*PALETTE, GREY, LIGHT_GREY, INK, PAPER, HOLLOW})
+
 COLORS = {
-    "memory": "#4C78A8",
-    "compute": "#F58518",
-    "comm": "#B279A2",
-    "launch": "#E45756",
-    "host": "#9D755D",
-    "tps": "#54A24B",
+    "memory": BLUE,
+    "compute": ORANGE,
+    "comm": PURPLE,
+    "launch": VERMILLION,
+    "host": SKY,
+    "tps": GREEN,
+    "now": VERMILLION,  # the scenario's own point or line (current batch, this model, ...)
 }
+
+#: marker symbols in the order series take them (the second cue of lines and points)
+SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "star-triangle-up", "cross")
+#: fill patterns in the order stacked series take them
+PATTERNS = ("", "/", ".", "x", "\\", "-", "+")
+
+#: header rows above the plot area for the labels of vertical marks (one row each) [px]
+ROW_PX = 17
+TOP_PX = 50
+#: a label's width per character at 11 px, and a half-width column's plot width at 1440 px
+#: (measured in Chromium: ~5.6 px and ~330 px)
+CHAR_PX = 6.0
+NARROW_PLOT_PX = 330.0
 
 
 def base_layout(title: str, legend_rows: int = 2, **extra) -> dict:
     """The common layout: title, and a horizontal legend at the very bottom of the figure
     (in the container's coordinates) with room kept under the x-axis title, so the two never
-    overlap; ``legend_rows`` is how many legend lines to make room for."""
+    overlap; ``legend_rows`` is how many legend lines to make room for. The title sits at the
+    very top, so the labels of vertical marks (:func:`add_marks`) fit between it and the
+    plot."""
     return {
-        "title": {"text": title},
-        "margin": {"l": 60, "r": 30, "t": 50, "b": 58 + 22 * legend_rows},
+        "title": {"text": title, "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 12}},
+        "margin": {"l": 60, "r": 30, "t": TOP_PX, "b": 58 + 22 * legend_rows},
         "legend": {
             "orientation": "h",
             "yref": "container",
@@ -44,52 +98,113 @@ def base_layout(title: str, legend_rows: int = 2, **extra) -> dict:
             "y": 0.01,
             "xanchor": "left",
             "x": 0,
+            "itemsizing": "constant",  # sparse markers (size 0 between) still show in the key
         },
         "height": 520,
         **extra,
     }
 
 
-def log_vline(x: float, text: str, line: dict, yanchor: str = "top") -> tuple[dict, dict]:
+def log_vline(
+    x: float, text: str, line: dict, row: int = 0, span: tuple[float, float] | None = None
+) -> tuple[list, dict]:
     """A vertical line and its label on a log x axis. Plotly places shapes at the data value
     and annotations at its log10 (checked in Chromium)."""
-    return vline(x, text, line, yanchor, log=True)
+    return vline(x, text, line, log=True, row=row, span=span)
 
 
 def vline(
-    x: float, text: str, line: dict, yanchor: str = "top", log: bool = False, y: float | None = None
-) -> tuple[dict, dict]:
-    """A vertical line at ``x`` and its label, on a linear x axis or (``log``) a log one;
-    ``y`` (paper, 0–1) places the label, by default at the top or the bottom (``yanchor``)."""
+    x: float,
+    text: str,
+    line: dict,
+    log: bool = False,
+    row: int = 0,
+    span: tuple[float, float] | None = None,
+) -> tuple[list, dict]:
+    """A vertical line at ``x`` over the plot and its label in header row ``row`` above the
+    plot area, joined to it by a short stem: labels in distinct rows never overlap each other,
+    and above the plot they never cover a curve. The label runs right of the line where it
+    fits before the end of the axis ``span`` (data units; the plot taken as narrow as in a
+    half-width column), else left of it, so it stays over the plot. The figure's top margin
+    must make room for the rows (:func:`add_marks` does)."""
     lx = float(np.log10(x)) if log else float(x)
-    shape = {
-        "type": "line",
-        "xref": "x",
-        "yref": "paper",
-        "x0": x,
-        "x1": x,
-        "y0": 0,
-        "y1": 1,
-        "line": line,
-    }
+    right_side = False
+    if span is not None:
+        lo, hi = (np.log10(span[0]), np.log10(span[1])) if log else span
+        frac = (lx - lo) / (hi - lo) if hi > lo else 0.0
+        need = CHAR_PX * len(text) / NARROW_PLOT_PX  # the label's width, in plot widths
+        right_side = 1 - frac < need and frac > 1 - frac
+    stem = 4 + ROW_PX * row + 7  # up to the middle of the label's row [px]
+    shapes = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": x,
+            "x1": x,
+            "y0": 0,
+            "y1": 1,
+            "line": line,
+        },
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "ysizemode": "pixel",
+            "yanchor": 1,
+            "x0": x,
+            "x1": x,
+            "y0": 0,
+            "y1": stem,
+            "line": {**line, "dash": "solid"},
+        },
+    ]
     note = {
         "x": lx,
-        "y": y if y is not None else (0.02 if yanchor == "bottom" else 0.98),
+        "y": 1,
         "xref": "x",
         "yref": "paper",
+        "yanchor": "bottom",
+        "yshift": 4 + ROW_PX * row - 3,
+        "xanchor": "right" if right_side else "left",
+        "xshift": -2 if right_side else 2,
         "text": text,
         "showarrow": False,
-        "xanchor": "left",
-        "yanchor": yanchor,
-        "font": {"size": 11},
-        "bgcolor": "rgba(255,255,255,0.7)",
+        "font": {"size": 11, "color": INK},
     }
-    return shape, note
+    return shapes, note
+
+
+def add_marks(
+    layout: dict, marks: list, log: bool = False, span: tuple[float, float] | None = None
+) -> dict:
+    """Vertical marks ``(x, text, line)`` (``x`` None: skipped) on ``layout``'s x axis, one
+    header row each above the plot (:func:`vline`), the top margin grown to hold the rows.
+    With ``span`` the x axis is fixed to it (2 % padding): Plotly's autorange would otherwise
+    widen the axis to make room for the labels' text."""
+    if span is not None:
+        lo, hi = (float(np.log10(span[0])), float(np.log10(span[1]))) if log else span
+        pad = 0.02 * (hi - lo)
+        layout.setdefault("xaxis", {}).setdefault("range", [lo - pad, hi + pad])
+    shapes = layout.setdefault("shapes", [])
+    notes = layout.setdefault("annotations", [])
+    row = 0
+    for x, text, line in marks:
+        if x is None:
+            continue
+        sh, note = vline(x, text, line, log=log, row=row, span=span)
+        shapes.extend(sh)
+        notes.append(note)
+        row += 1
+    margin = layout.setdefault("margin", {})
+    margin["t"] = margin.get("t", TOP_PX) + ROW_PX * row
+    return layout
 
 
 def unfit_band(max_batch: int | None, top: float, lo: float = 1.0) -> tuple[list, list]:
     """A grey band over the batches that do not fit in memory (batch > ``max_batch``) on a
-    log batch axis that ends at ``top``, with its label; nothing when every batch fits."""
+    log batch axis that ends at ``top``, and its mark for :func:`add_marks` (its label in a
+    header row, never over the curves); nothing when every batch fits."""
     if max_batch is None or max_batch >= top:
         return [], []
     x0 = max(float(max_batch), lo)
@@ -101,23 +216,100 @@ def unfit_band(max_batch: int | None, top: float, lo: float = 1.0) -> tuple[list
         "x1": float(top),
         "y0": 0,
         "y1": 1,
-        "fillcolor": "rgba(128,128,128,0.18)",
+        "fillcolor": "rgba(153,153,153,0.25)",
         "line": {"width": 0},
         "layer": "below",
     }
-    note = {
-        "x": float(np.log10(x0 * float(top)) / 2),  # the band's middle on the log axis
-        "y": 0.55,
-        "xref": "x",
-        "yref": "paper",
-        "text": "does not fit in HBM"
-        + (f"<br>(batch > {max_batch:,})" if max_batch else "<br>(not even the weights)"),
-        "showarrow": False,
-        "xanchor": "center",
-        "font": {"size": 11, "color": "dimgrey"},
-        "bgcolor": "rgba(255,255,255,0.75)",
+    text = f"batch > {max_batch:,}: does not fit in HBM" if max_batch else "nothing fits in HBM"
+    return [shape], [(x0, text, {"color": GREY, "width": 1, "dash": "dot"})]
+
+
+def sparse_markers(x, symbol: str, n: int = 12, slot: int = 0, slots: int = 4, size=8) -> dict:
+    """A line's marker: ``symbol`` at about ``n`` points evenly spaced on a log x axis (sizes
+    0 elsewhere), shifted by ``slot`` of ``slots`` so the markers of lines that coincide sit
+    side by side instead of on top of each other. The legend shows the symbol (base_layout
+    sizes legend items constantly)."""
+    x = np.asarray(x, dtype=float)
+    sizes = np.zeros(x.size)
+    ok = np.isfinite(x) & (x > 0)
+    if ok.any():
+        lo, hi = np.log10(x[ok].min()), np.log10(x[ok].max())
+        step = (hi - lo) / max(n, 1)
+        targets = lo + step * (np.arange(n) + (slot + 0.5) / slots)
+        logs = np.where(ok, np.log10(np.where(ok, x, 1.0)), np.inf)
+        idx = np.unique([int(np.argmin(np.abs(logs - t))) for t in targets])
+        sizes[idx] = size
+    return {"symbol": symbol, "size": sizes}
+
+
+def pattern_key(name: str, color: str, pattern: str) -> dict:
+    """A legend entry showing a fill pattern (Plotly's key draws a filled area's colour but not
+    its pattern; a bar's key draws both): an empty bar trace in the legend group ``name``,
+    so clicking it shows or hides the area too. Give the area ``legendgroup=name`` and
+    ``showlegend=False``."""
+    return {
+        "type": "bar",
+        "x": [None],
+        "y": [None],
+        "name": name,
+        "legendgroup": name,
+        "marker": {"color": color, "pattern": area_pattern(pattern)},
+        "hoverinfo": "skip",
     }
-    return [shape], [note]
+
+
+def area_pattern(shape: str) -> dict:
+    """A fill pattern drawn in the theme's background colour over a fill (stripes, dots)."""
+    return {
+        "shape": shape,
+        "fillmode": "overlay",  # over the fill's colour (the default replaces it)
+        "fgcolor": PAPER,
+        "fgopacity": 0.5,
+        "size": 9,
+        "solidity": 0.2,
+    }
+
+
+# --- log axes -------------------------------------------------------------------------------
+
+
+def _tick_text(v: float) -> str:
+    """A tick's full value: 0.02, 5, 200, 2k, 50k, 1M (never a bare mantissa)."""
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:g}{suffix}"
+    return f"{v:g}"
+
+
+def log_axis(lo: float, hi: float, **extra) -> dict:
+    """A log axis whose ticks carry their full values: 1, 2, 5, 10, 20, 50 over a short span,
+    1, 10, 100 (every decade) over a long one, every other decade over a very long one; never
+    Plotly's bare "2", "5" minor labels, where "3" on a seconds axis may mean 30 s.
+    ``lo`` and ``hi`` bound the data (the autorange pads them; ticks are laid a decade past
+    both ends, and Plotly draws only those inside the range)."""
+    lo, hi = float(lo), float(hi)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo > 0 and hi > 0):
+        lo, hi = 1.0, 10.0
+    lo, hi = min(lo, hi), max(lo, hi)
+    decades = np.log10(hi / lo)
+    steps = (1, 2, 5) if decades <= 2.6 else (1, 3) if decades <= 4.2 else (1,)
+    every = 2 if decades > 9 else 1
+    first, last = int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1
+    vals = [float(m * 10.0**d) for d in range(first, last + 1) if d % every == 0 for m in steps]
+    return {
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": vals,
+        "ticktext": [_tick_text(v) for v in vals],
+        **extra,
+    }
+
+
+def extent(*arrays) -> tuple[float, float]:
+    """The positive finite extent of the values in ``arrays`` (for :func:`log_axis`)."""
+    vals = np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in arrays] or [[1.0]])
+    vals = vals[np.isfinite(vals) & (vals > 0)]
+    return (float(vals.min()), float(vals.max())) if vals.size else (1.0, 10.0)
 
 
 def as_list(a) -> list:
@@ -183,9 +375,27 @@ class SpecFigure(go.Figure):
         return self.to_dict()
 
 
+def readable(layout: dict) -> dict:
+    """Axis text at WCAG AA on either theme: tick labels, axis titles and the figure's other
+    text (annotations, bar labels) in INK, the theme's strong text colour. Streamlit's own
+    Plotly theme draws them in a grey that reads 3.8:1 on the light background (measured in
+    Chromium: rgb(128, 132, 149) on white); AA asks 4.5:1."""
+    layout.setdefault("font", {}).setdefault("color", INK)
+    layout.setdefault("xaxis", {})
+    layout.setdefault("yaxis", {})
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            axis.setdefault("tickfont", {}).setdefault("color", INK)
+            title = axis.setdefault("title", {})
+            if isinstance(title, dict):
+                title.setdefault("font", {}).setdefault("color", INK)
+    return layout
+
+
 def figure(data: list, layout: dict) -> SpecFigure:
-    """Every chart builder's return: the traces and the layout as one spec."""
-    return SpecFigure({"data": data, "layout": layout})
+    """Every chart builder's return: the traces and the layout as one spec, its text made
+    readable on both themes (:func:`readable`)."""
+    return SpecFigure({"data": data, "layout": readable(layout)})
 
 
 def validated(fig) -> go.Figure:

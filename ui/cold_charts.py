@@ -6,24 +6,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.chart_common import base_layout, figure, segments
+from ui.chart_common import (
+    BLUE,
+    COLORS,
+    GREEN,
+    GREY,
+    INK,
+    ORANGE,
+    PALETTE,
+    PAPER,
+    PURPLE,
+    SKY,
+    SYMBOLS,
+    VERMILLION,
+    area_pattern,
+    base_layout,
+    extent,
+    figure,
+    log_axis,
+    segments,
+    sparse_markers,
+)
 from ui.text import plotly_text
 
 ITEMS = [
-    ("process_init_s", "1 process init", "#9D755D"),
-    ("cuda_context_s", "2 CUDA context", "#BAB0AC"),
-    ("allocator_s", "3 allocator", "#79706E"),
-    ("weights_s", "4 weights → HBM", "#4C78A8"),
-    ("graphs_jit_s", "5 graphs + JIT", "#E45756"),
+    ("process_init_s", "1 process init", SKY),
+    ("cuda_context_s", "2 CUDA context", GREY),
+    ("allocator_s", "3 allocator", PURPLE),
+    ("weights_s", "4 weights → HBM", BLUE),
+    ("graphs_jit_s", "5 graphs + JIT", VERMILLION),
 ]
+#: each item's fill pattern, its second cue beside the colour
+ITEM_PATTERNS = [".", "x", "-", "", "/"]
 
 
 def waterfall_figure(current: dict, optimised: dict):
     """The five items as a waterfall, this scenario beside its optimised counterpart."""
     data = []
-    for name, fig, color in (
-        ("this scenario", current, "#4C78A8"),
-        ("optimised", optimised, "#54A24B"),
+    # colour and outline: this scenario plain, the optimised one outlined (waterfall bars take
+    # no pattern), the measured one (measure_charts.measured_waterfall) grey with a thick edge
+    for name, fig, color, edge in (
+        ("this scenario", current, BLUE, {"width": 0}),
+        ("optimised", optimised, GREEN, {"color": INK, "width": 1.5}),
     ):
         data.append(
             {
@@ -35,9 +59,9 @@ def waterfall_figure(current: dict, optimised: dict):
                 "measure": ["relative"] * len(ITEMS) + ["total"],
                 "text": [f"{fig[key]:.1f}" for key, _, _ in ITEMS] + [f"{fig['total_s']:.1f} s"],
                 "textposition": "outside",
-                "increasing": {"marker": {"color": color}},
-                "totals": {"marker": {"color": color, "line": {"color": "black", "width": 1}}},
-                "connector": {"line": {"color": "#999", "dash": "dot"}},
+                "increasing": {"marker": {"color": color, "line": edge}},
+                "totals": {"marker": {"color": color, "line": {"color": INK, "width": 1.5}}},
+                "connector": {"line": {"color": GREY, "dash": "dot"}},
                 "hovertemplate": "%{x}: %{y:.2f} s<extra>" + name + "</extra>",
             }
         )
@@ -56,24 +80,26 @@ def waterfall_figure(current: dict, optimised: dict):
                 "yref": "y",
                 "y0": floor,
                 "y1": floor,
-                "line": {"color": "black", "dash": "dash", "width": 1},
+                "line": {"color": INK, "dash": "dash", "width": 1},
             }
         ],
         annotations=[
-            {
+            {  # in the right margin, at the line's end: over the plot it covered the bars
                 "xref": "paper",
-                "x": 0,
+                "x": 1,
+                "xshift": 4,
                 "y": floor,
                 "yref": "y",
-                "text": f"floor (items 1–3): {floor:.0f} s",
+                "text": f"floor (items 1–3):<br>{floor:.0f} s",
                 "showarrow": False,
                 "xanchor": "left",
-                "yanchor": "bottom",
+                "yanchor": "middle",
+                "align": "left",
                 "font": {"size": 11},
-                "bgcolor": "rgba(255,255,255,0.8)",
             }
         ],
     )
+    layout["margin"]["r"] = 105
     return figure(data, layout)
 
 
@@ -89,12 +115,17 @@ def columns_figure(columns: dict[str, dict]):
             "y": names,
             "x": [columns[k][key] for k in keys],
             "name": label,
-            "marker": {"color": color},
-            "text": [f"{columns[k][key]:.1f}" if columns[k][key] >= 2 else "" for k in keys],
+            "marker": {
+                "color": color,
+                "pattern": area_pattern(pattern),
+            },
+            "text": [f"{columns[k][key]:.1f}" for k in keys],
             "textposition": "inside",
+            "textangle": 0,
+            "insidetextanchor": "middle",
             "hovertemplate": "%{y}<br>" + label + ": %{x:.2f} s<extra></extra>",
         }
-        for key, label, color in ITEMS
+        for (key, label, color), pattern in zip(ITEMS, ITEM_PATTERNS, strict=True)
     ]
     notes = [
         {
@@ -113,6 +144,7 @@ def columns_figure(columns: dict[str, dict]):
         "Which items to attack: the runbook's optimisations on this scenario",
         legend_rows=2,
         barmode="stack",
+        uniformtext={"minsize": 10, "mode": "hide"},  # a value that does not fit is left out
         height=380,
         xaxis={"title": {"text": "seconds to ready"}, "range": [0, top * 1.15]},
         annotations=notes,
@@ -125,7 +157,7 @@ def columns_figure(columns: dict[str, dict]):
                 "yref": "paper",
                 "y0": 0,
                 "y1": 1,
-                "line": {"color": "black", "dash": "dash", "width": 1},
+                "line": {"color": INK, "dash": "dash", "width": 1},
             }
         ],
     )
@@ -134,9 +166,9 @@ def columns_figure(columns: dict[str, dict]):
 
 #: the lanes of the weights timeline, bottom to top, and what each draws
 LANE_KINDS = (
-    ("read", "read", "storage read", "#4C78A8"),
-    ("host", "host pass", "host-memory pass", "#9D755D"),
-    ("h2d", "H2D", "host → device copy", "#F58518"),
+    ("read", "read", "storage read", BLUE),
+    ("host", "host pass", "host-memory pass", SKY),
+    ("h2d", "H2D", "host → device copy", ORANGE),
 )
 
 
@@ -217,7 +249,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
     return figure(data, layout)
 
 
-TIER_COLORS = ["#4C78A8", "#54A24B", "#F58518", "#B279A2", "#BAB0AC"]
+TIER_COLORS = list(PALETTE)
 
 
 def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int, weights_s: float):
@@ -225,16 +257,19 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
     GPUs); the scenario's tier bold and its point marked."""
     x = np.asarray(concurrency, dtype=float)
     data = []
-    for (tier_id, tier), color in zip(tiers.items(), TIER_COLORS, strict=False):
+    n = len(tiers)
+    for i, (tier_id, tier) in enumerate(tiers.items()):
         mine = tier_id == storage
         data.append(
             {
                 "type": "scatter",
                 "x": x,
                 "y": tier["weights_s"],
-                "mode": "lines",
+                "mode": "lines+markers",
                 "name": plotly_text(tier["name"]),
-                "line": {"color": color, "width": 3.5 if mine else 1.5},
+                "line": {"color": TIER_COLORS[i % len(TIER_COLORS)], "width": 3.5 if mine else 1.5},
+                # a symbol per tier (tiers coincide where the GPUs' copy, not the read, limits)
+                "marker": sparse_markers(x, SYMBOLS[i % len(SYMBOLS)], n=8, slot=i, slots=n),
                 "hovertemplate": "%{x:.0f} streams<br>%{y:.2f} s<extra>"
                 + plotly_text(tier_id)
                 + "</extra>",
@@ -246,7 +281,12 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
             "x": [float(current_concurrency)],
             "y": [weights_s],
             "mode": "markers",
-            "marker": {"size": 14, "symbol": "star", "color": "crimson"},
+            "marker": {
+                "size": 16,
+                "symbol": "star",
+                "color": COLORS["now"],
+                "line": {"width": 1, "color": PAPER},
+            },
             "name": "this scenario",
         }
     )
@@ -254,8 +294,11 @@ def tier_figure(tiers: dict, concurrency, storage: str, current_concurrency: int
         "Item 4 against read streams, per storage tier",
         legend_rows=3,
         height=460,
-        xaxis={"type": "log", "title": {"text": "concurrency (read streams)"}},
-        yaxis={"type": "log", "title": {"text": "item 4: weights → HBM [s]"}},
+        xaxis=log_axis(x[0], x[-1], title={"text": "concurrency (read streams)"}),
+        yaxis=log_axis(
+            *extent(weights_s, *(t["weights_s"] for t in tiers.values())),
+            title={"text": "item 4: weights → HBM [s]"},
+        ),
     )
     return figure(data, layout)
 
@@ -264,10 +307,10 @@ def wake_figure(figures: dict):
     """Time to serve again: a full cold start, sleep level 2 (reload from storage), sleep
     level 1 (copy back from host RAM), a warm replica (zero)."""
     rows = [
-        ("full cold start", figures["total_s"], None, "#E45756"),
-        ("sleep level 2 wake", figures["wake_level2_s"], figures["wake_level2_speedup"], "#F58518"),
-        ("sleep level 1 wake", figures["wake_level1_s"], figures["wake_level1_speedup"], "#54A24B"),
-        ("warm replica", figures["warm_replica_s"], None, "#4C78A8"),
+        ("full cold start", figures["total_s"], None, VERMILLION),
+        ("sleep level 2 wake", figures["wake_level2_s"], figures["wake_level2_speedup"], ORANGE),
+        ("sleep level 1 wake", figures["wake_level1_s"], figures["wake_level1_speedup"], GREEN),
+        ("warm replica", figures["warm_replica_s"], None, BLUE),
     ]
     total = figures["total_s"]
     texts = [
@@ -293,10 +336,11 @@ def wake_figure(figures: dict):
         "Time to serve again",
         legend_rows=0,
         height=300,
-        xaxis={
-            "type": "log",
-            "title": {"text": "seconds (log)"},
-            "range": [-2, np.log10(max(total, 1.0)) + 0.8],
-        },
+        xaxis=log_axis(
+            0.01,
+            max(total, 1.0) * 6,
+            title={"text": "seconds (log)"},
+            range=[-2, np.log10(max(total, 1.0)) + 0.8],
+        ),
     )
     return figure(data, layout)

@@ -1,27 +1,45 @@
 """Scale to zero charts (plain functions from :func:`model.economics.economics_lens` results).
 
-Every series has a second cue beside colour (dash, marker or direct label)."""
+Every series has a second cue beside colour: a marker symbol per strategy (filled on the cost
+lines, open on the SLA misses), a fill pattern, or a direct label. Data lines are solid (a
+dash stays free for a pinned baseline); the dotted lines are vertical marks."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from model.economics import STRATEGIES, STRATEGY_NAMES
-from ui.chart_common import as_list, base_layout, figure, log_vline, vline
+from ui.chart_common import (
+    BLUE,
+    GREEN,
+    INK,
+    LIGHT_GREY,
+    ORANGE,
+    PURPLE,
+    SKY,
+    VERMILLION,
+    add_marks,
+    area_pattern,
+    as_list,
+    base_layout,
+    figure,
+    log_axis,
+)
 
 COLOURS = {
-    "warm": "#4C78A8",
-    "scale_to_zero": "#E45756",
-    "scale_to_zero_optimised": "#F58518",
-    "prewarm": "#54A24B",
-    "sleep": "#B279A2",
+    "warm": BLUE,
+    "scale_to_zero": VERMILLION,
+    "scale_to_zero_optimised": ORANGE,
+    "prewarm": GREEN,
+    "sleep": PURPLE,
 }
-DASHES = {
-    "warm": "solid",
-    "scale_to_zero": "dash",
-    "scale_to_zero_optimised": "dot",
-    "prewarm": "dashdot",
-    "sleep": "longdash",
+#: each strategy's marker (filled: USD/day; open: SLA misses); the warm floor is the one line
+#: without markers
+SYMBOLS = {
+    "scale_to_zero": "circle",
+    "scale_to_zero_optimised": "square",
+    "prewarm": "triangle-up",
+    "sleep": "diamond",
 }
 
 
@@ -43,7 +61,7 @@ def strategies_figure(fig: dict):
             "y": names,
             "x": gpu,
             "name": "GPU time",
-            "marker": {"color": "#4C78A8"},
+            "marker": {"color": BLUE},
             "hovertemplate": "%{y}: GPU $%{x:,.2f}/day<extra></extra>",
         },
         {
@@ -52,7 +70,7 @@ def strategies_figure(fig: dict):
             "y": names,
             "x": penalty,
             "name": "SLA penalties",
-            "marker": {"color": "#E45756", "pattern": {"shape": "/"}},
+            "marker": {"color": VERMILLION, "pattern": area_pattern("/")},
             "text": text,
             "textposition": "outside",
             "cliponaxis": False,
@@ -72,7 +90,8 @@ def strategies_figure(fig: dict):
 
 
 def timeout_figure(sweep: dict, warm_total: float, current_t: float):
-    """Total cost (solid axis) and SLA misses (right axis, markers) against the idle timeout."""
+    """Total cost (left axis, lines with filled markers) and SLA misses (right axis, open
+    markers) against the idle timeout; one symbol per strategy."""
     t = as_list(sweep["idle_timeout_s"])
     data = []
     for k in ("scale_to_zero", "scale_to_zero_optimised", "sleep"):
@@ -83,8 +102,8 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
                 "x": t,
                 "y": as_list(sweep[k]["total_usd_per_day"]),
                 "name": f"{STRATEGY_NAMES[k]}: USD/day",
-                "line": {"color": COLOURS[k], "dash": DASHES[k], "width": 2},
-                "marker": {"symbol": "circle", "size": 6},
+                "line": {"color": COLOURS[k], "width": 2},
+                "marker": {"symbol": SYMBOLS[k], "size": 7},
             }
         )
         data.append(
@@ -95,7 +114,12 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
                 "y": as_list(sweep[k]["sla_misses_per_day"]),
                 "name": f"{STRATEGY_NAMES[k]}: SLA misses/day",
                 "yaxis": "y2",
-                "marker": {"color": COLOURS[k], "symbol": "x", "size": 8},
+                "marker": {
+                    "color": COLOURS[k],
+                    "symbol": SYMBOLS[k] + "-open",
+                    "size": 9,
+                    "line": {"width": 2},
+                },
             }
         )
     data.append(
@@ -108,13 +132,10 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
             "line": {"color": COLOURS["warm"], "width": 2},
         }
     )
-    mark = log_vline(
-        current_t, f"this scenario: {current_t:g} s", {"color": "crimson", "width": 1.5}
-    )
     layout = base_layout(
         "Cost and SLA misses against the idle timeout",
         legend_rows=4,
-        xaxis={"type": "log", "title": {"text": "idle timeout [s]"}},
+        xaxis=log_axis(t[0], t[-1], title={"text": "idle timeout [s]"}),
         yaxis={"title": {"text": "total USD per day (GPU + penalties)"}, "rangemode": "tozero"},
         yaxis2={
             "title": {"text": "SLA misses per day (×)"},
@@ -123,10 +144,9 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
             "rangemode": "tozero",
             "showgrid": False,
         },
-        shapes=[mark[0]],
-        annotations=[mark[1]],
     )
-    return figure(data, layout)
+    mark = (current_t, f"this scenario: {current_t:g} s", {"color": VERMILLION, "width": 1.5})
+    return figure(data, add_marks(layout, [mark], log=True, span=(t[0], t[-1])))
 
 
 def timeline_figure(tl: dict):
@@ -142,7 +162,7 @@ def timeline_figure(tl: dict):
             "x": hours,
             "y": as_list(up - starting),
             "name": "replicas up (serving)",
-            "marker": {"color": "#54A24B"},
+            "marker": {"color": GREEN},
             "offset": 0,
             "width": tl["bin_s"] / 3600.0,
         },
@@ -151,7 +171,7 @@ def timeline_figure(tl: dict):
             "x": hours,
             "y": as_list(starting),
             "name": "starting (cold start or wake)",
-            "marker": {"color": "#F58518", "pattern": {"shape": "x"}},
+            "marker": {"color": ORANGE, "pattern": area_pattern("x")},
             "offset": 0,
             "width": tl["bin_s"] / 3600.0,
         },
@@ -160,7 +180,7 @@ def timeline_figure(tl: dict):
             "x": hours,
             "y": as_list(tl[state_name]),
             "name": state_name,
-            "marker": {"color": "#BBBBBB", "pattern": {"shape": "."}},
+            "marker": {"color": LIGHT_GREY, "pattern": area_pattern(".")},
             "offset": 0,
             "width": tl["bin_s"] / 3600.0,
         },
@@ -171,7 +191,7 @@ def timeline_figure(tl: dict):
             "y": as_list(tl["requests"]),
             "name": "requests per bin",
             "yaxis": "y2",
-            "line": {"color": "#222222", "width": 2, "shape": "hv"},
+            "line": {"color": INK, "width": 2, "shape": "hv"},
         },
     ]
     if tl.get("delayed") is not None:
@@ -183,7 +203,7 @@ def timeline_figure(tl: dict):
                 "y": as_list(tl["delayed"]),
                 "name": "delayed requests per bin",
                 "yaxis": "y2",
-                "marker": {"color": "#E45756", "symbol": "triangle-up", "size": 8},
+                "marker": {"color": VERMILLION, "symbol": "triangle-up", "size": 8},
             }
         )
     layout = base_layout(
@@ -210,11 +230,12 @@ def break_even_figure(be: dict, cold_s: float, optimised_s: float, break_even_s:
     data = [
         {
             "type": "scatter",
-            "mode": "lines",
+            "mode": "lines+markers",
             "x": c,
             "y": as_list(be["scale_to_zero_usd_per_day"]),
             "name": "scale to zero: USD/day",
-            "line": {"color": COLOURS["scale_to_zero"], "dash": "dash", "width": 2},
+            "line": {"color": COLOURS["scale_to_zero"], "width": 2},
+            "marker": {"symbol": SYMBOLS["scale_to_zero"], "size": 7, "maxdisplayed": 12},
         },
         {
             "type": "scatter",
@@ -225,23 +246,23 @@ def break_even_figure(be: dict, cold_s: float, optimised_s: float, break_even_s:
             "line": {"color": COLOURS["warm"], "width": 2},
         },
     ]
-    shapes, notes = [], []
-    marks = [
-        (cold_s, f"this scenario {cold_s:.0f} s", "crimson", 0.98),
-        (optimised_s, f"optimised {optimised_s:.0f} s", "#F58518", 0.88),
-    ]
-    if break_even_s:
-        marks.append((break_even_s, f"break-even {break_even_s:.0f} s", "black", 0.78))
-    for x, text, colour, y in marks:
-        shape, note = vline(x, text, {"color": colour, "width": 1.5, "dash": "dot"}, y=y)
-        shapes.append(shape)
-        notes.append(note)
     layout = base_layout(
         "Break-even: what a cold start may cost before warm is cheaper",
         legend_rows=1,
         xaxis={"title": {"text": "cold start [s]"}, "rangemode": "tozero"},
         yaxis={"title": {"text": "USD per day"}, "rangemode": "tozero"},
-        shapes=shapes,
-        annotations=notes,
     )
-    return figure(data, layout)
+    marks = [
+        (cold_s, f"this scenario {cold_s:.0f} s", {"color": VERMILLION, "width": 1.5}),
+        (
+            optimised_s,
+            f"optimised {optimised_s:.0f} s",
+            {"color": SKY, "width": 1.5, "dash": "dot"},
+        ),
+        (
+            break_even_s or None,
+            f"break-even {break_even_s or 0:.0f} s",
+            {"color": INK, "width": 1, "dash": "dash"},
+        ),
+    ]
+    return figure(data, add_marks(layout, marks, span=(min(c[0], 0.0), c[-1])))

@@ -7,7 +7,26 @@ from __future__ import annotations
 import numpy as np
 
 from model.units import MS
-from ui.chart_common import COLORS, base_layout, figure, log_vline, segments, unfit_band
+from ui.chart_common import (
+    BLUE,
+    COLORS,
+    GREEN,
+    GREY,
+    INK,
+    ORANGE,
+    PAPER,
+    SYMBOLS,
+    VERMILLION,
+    add_marks,
+    area_pattern,
+    base_layout,
+    extent,
+    figure,
+    log_axis,
+    segments,
+    sparse_markers,
+    unfit_band,
+)
 from ui.text import duration, plotly_text
 
 LANES = ["graph · GPU", "graph · CPU", "eager · GPU", "eager · CPU"]
@@ -36,7 +55,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
     (NaN-separated segments): fewer traces keep the figure cheap to validate."""
     parts = {"CPU": ([], [], []), "GPU": ([], [], [])}  # x, y, ticks per colour
     bands = {"CPU": ([], []), "GPU": ([], [])}
-    host_x, host_y, notes = [], [], []
+    host_x, notes = [], []
     for kind in ("graph", "eager"):
         tl = timeline[kind]
         n = tl["launches"]
@@ -55,8 +74,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
             parts[lane][0].append(xs)
             parts[lane][1].append(np.full(xs.size, y))
         if t_host > 0:
-            host_x.extend([0.0, t_host / MS, np.nan])
-            host_y.extend([LANE_Y[f"{kind} · CPU"]] * 2 + [np.nan])
+            host_x.append(t_host / MS)
         end = tl["end"]
         if zoom is None:
             notes.append(
@@ -124,14 +142,20 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                     "hoverinfo": "skip",
                 }
             )
-    if host_x:
+    if host_x:  # bars, so the host work carries a pattern beside its colour
         data.append(
             {
-                "type": "scatter",
-                "x": np.asarray(host_x),
-                "y": np.asarray(host_y),
-                "mode": "lines",
-                "line": {"width": 22, "color": COLORS["host"]},
+                "type": "bar",
+                "orientation": "h",
+                "x": [t_host / MS] * 2,
+                "base": [0.0, 0.0],
+                "y": [LANE_Y["graph · CPU"], LANE_Y["eager · CPU"]],
+                "width": 0.5,
+                "marker": {
+                    "color": COLORS["host"],
+                    "line": {"width": 0},
+                    "pattern": area_pattern("/"),
+                },
                 "name": "host work",
                 "hoverinfo": "skip",
             }
@@ -166,11 +190,13 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
 
 
 MODE_COLORS = {
-    "none": "#E45756",
-    "piecewise": "#F58518",
-    "full_decode_only": "#4C78A8",
-    "full_and_piecewise": "#54A24B",
+    "none": VERMILLION,
+    "piecewise": ORANGE,
+    "full_decode_only": BLUE,
+    "full_and_piecewise": GREEN,
 }
+#: each mode's marker (the second cue: full_decode_only and full_and_piecewise often coincide)
+MODE_SYMBOLS = dict(zip(MODE_COLORS, SYMBOLS, strict=False))
 
 
 def mode_sweep_figure(
@@ -182,7 +208,7 @@ def mode_sweep_figure(
     not fit in HBM) are shaded."""
     b = np.asarray(grid, dtype=float)
     data = []
-    for mode, sw in modes.items():
+    for k, (mode, sw) in enumerate(modes.items()):
         label = plotly_text(mode)
         data.append(
             {
@@ -190,9 +216,11 @@ def mode_sweep_figure(
                 "x": b,
                 "y": sw["t_step_s"] / sw["batch"] / MS * 1e3,
                 "customdata": np.stack([sw["padded_batch"], sw["launches"]], axis=1),
-                "mode": "lines",
+                "mode": "lines+markers",
                 "name": label + (" (eager)" if mode == "none" else ""),
                 "line": {"color": MODE_COLORS[mode], "width": 2},
+                # a few markers per line, side by side where the modes' lines coincide
+                "marker": sparse_markers(b, MODE_SYMBOLS[mode], slot=k, slots=len(modes)),
                 "hovertemplate": "batch %{x:.0f} → padded %{customdata[0]:.0f}<br>"
                 "%{y:.4g} µs per token<br>%{customdata[1]:.0f} launches<extra>"
                 + label
@@ -206,47 +234,45 @@ def mode_sweep_figure(
             "y": np.asarray(waste) * 100,
             "mode": "lines",
             "name": "padding waste (these buckets)",
-            "line": {"color": "grey", "width": 1.5, "shape": "hv"},
+            "line": {"color": GREY, "width": 1.5, "shape": "hv"},
             "fill": "tozeroy",
             "xaxis": "x",
             "yaxis": "y2",
             "hovertemplate": "batch %{x:.0f}<br>%{y:.1f} % padding<extra></extra>",
         }
     )
-    shape, note = log_vline(current_batch, f"batch {current_batch}", {"color": "crimson"})
     largest = max(capture_sizes)
-    shape2, note2 = log_vline(
-        largest,
-        f"largest bucket {largest}",
-        {"color": "grey", "dash": "dot", "width": 1},
-        yanchor="bottom",
-    )
-    band, band_notes = unfit_band(max_batch, float(b[-1]), float(b[0]))
+    band, band_marks = unfit_band(max_batch, float(b[-1]), float(b[0]))
+    per_token = [sw["t_step_s"] / sw["batch"] / MS * 1e3 for sw in modes.values()]
     layout = base_layout(
         "Step time per generated token, per graphs mode",
         height=620,
-        xaxis={"type": "log", "title": {"text": "batch (real sequences)"}, "anchor": "y2"},
-        yaxis={
-            "type": "log",
-            "title": {"text": "µs per token (step / batch)"},
-            "domain": [0.3, 1.0],
-        },
+        xaxis=log_axis(b[0], b[-1], title={"text": "batch (real sequences)"}, anchor="y2"),
+        yaxis=log_axis(
+            *extent(*per_token), title={"text": "µs per token (step / batch)"}, domain=[0.3, 1.0]
+        ),
         yaxis2={
             "title": {"text": "padding [%]"},
             "domain": [0.0, 0.22],
             "range": [0, 100],
             "anchor": "x",
         },
-        shapes=[*band, shape, shape2],
-        annotations=[*band_notes, note, note2],
+        shapes=band,
         legend_rows=1,
     )
-    return figure(data, layout)
+    marks = [
+        (current_batch, f"batch {current_batch}", {"color": COLORS["now"], "width": 1.5}),
+        (largest, f"largest bucket {largest}", {"color": GREY, "dash": "dot", "width": 1}),
+        *band_marks,
+    ]
+    return figure(data, add_marks(layout, marks, log=True, span=(float(b[0]), float(b[-1]))))
 
 
 def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_tb_s: float):
     """The Q&A's curve: across weight sizes at this N and τ, the graph speed-up and the launch
-    tax (N·τ over the GPU time); the Q&A's 5.5 and 14.2 GiB and this model marked."""
+    tax (N·τ over the GPU time); the Q&A's 5.5 and 14.2 GiB and this model marked. Both
+    curves fall from the upper left, so the axes keep their top fifth free for the marks'
+    labels, an arrow from each to its point."""
     gib = share["weights_gib"]
     x = np.asarray(gib, dtype=float)
     data = [
@@ -254,9 +280,10 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
             "type": "scatter",
             "x": x,
             "y": share["speedup"],
-            "mode": "lines",
+            "mode": "lines+markers",
             "name": "graph speed-up (eager / graph)",
             "line": {"color": COLORS["tps"], "width": 3},
+            "marker": sparse_markers(x, "circle", n=10, slot=0, slots=2),
             "hovertemplate": "%{x:.3g} GiB<br>%{y:.3f}×<extra></extra>",
         },
         {
@@ -264,21 +291,24 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
             "x": x,
             "y": share["share"] * 100,
             "customdata": share["tax"] * 100,
-            "mode": "lines",
+            "mode": "lines+markers",
             "name": "launches' share of the eager step [%]",
             "yaxis": "y2",
-            "line": {"color": COLORS["launch"], "width": 2, "dash": "dash"},
+            "line": {"color": COLORS["launch"], "width": 2},
+            "marker": sparse_markers(x, "square", n=10, slot=1, slots=2),
             "hovertemplate": "%{x:.3g} GiB<br>%{y:.1f} % of the eager step<br>"
             "tax %{customdata:.1f} % of the GPU time<extra></extra>",
         },
     ]
     marks = [
-        (5.5, "5.5 GiB (the Q&A post's AWQ)", -60, -45, "black"),
-        (14.2, "14.2 GiB (the Q&A post's BF16)", 50, -70, "black"),
-        (share["current_gib"], "this model", 40, 45, "crimson"),
+        (5.5, "5.5 GiB (the Q&A post's AWQ)", "circle", INK),
+        (14.2, "14.2 GiB (the Q&A post's BF16)", "circle", INK),
+        (share["current_gib"], "this model", "star", COLORS["now"]),
     ]
+    top = float(np.nanmax(share["speedup"])) * 1.45
+    x_lo, x_hi = float(np.log10(x[0])), float(np.log10(x[-1]))
     xs, ys, notes = [], [], []
-    for g, label, ax, ay, color in marks:
+    for row, (g, label, _, _) in enumerate(marks):
         i = int(np.argmin(np.abs(gib - g)))
         xs.append(float(gib[i]))
         ys.append(float(share["speedup"][i]))
@@ -288,13 +318,19 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
                 "y": float(share["speedup"][i]),
                 "xref": "x",
                 "yref": "y",
+                # the label's place in data units (log10 on the x axis), in the top right
+                # where both curves have fallen away; one row each
+                "axref": "x",
+                "ayref": "y",
+                "ax": x_lo + 0.98 * (x_hi - x_lo),
+                "ay": top * (0.96 - 0.07 * row),
+                "xanchor": "right",
                 "text": f"{label}: {share['speedup'][i]:.2f}×, tax {share['tax'][i]:.0%}",
                 "showarrow": True,
                 "arrowhead": 0,
-                "ax": ax,
-                "ay": ay,
-                "font": {"size": 11, "color": color},
-                "bgcolor": "rgba(255,255,255,0.8)",
+                "arrowcolor": GREY,
+                "font": {"size": 11},
+                "bgcolor": PAPER,
             }
         )
     data.append(
@@ -305,8 +341,9 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
             "mode": "markers",
             "marker": {
                 "size": [10, 10, 16],
-                "symbol": ["circle", "circle", "star"],
-                "color": ["black", "black", "crimson"],
+                "symbol": [m[2] for m in marks],
+                "color": [m[3] for m in marks],
+                "line": {"width": 1, "color": PAPER},
             },
             "name": "marked sizes",
             "hoverinfo": "skip",
@@ -316,16 +353,15 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
         f"Graph speed-up against weight size (N = {kernels}, τ = {launch_us:g} µs, "
         f"{bandwidth_tb_s:.3g} TB/s)",
         legend_rows=2,
-        xaxis={"type": "log", "title": {"text": "weights per GPU [GiB]"}},
-        yaxis={"title": {"text": "graph speed-up [×]"}, "rangemode": "tozero"},
+        xaxis=log_axis(x[0], x[-1], title={"text": "weights per GPU [GiB]"}, range=[x_lo, x_hi]),
+        yaxis={"title": {"text": "graph speed-up [×]"}, "range": [0, top]},
         yaxis2={
             "title": {"text": "launches' share of the eager step [%]"},
             "overlaying": "y",
             "side": "right",
-            "range": [0, 100],
-            "tickmode": "linear",
-            "tick0": 0,
-            "dtick": 20,
+            "range": [0, 145],  # the same free top fifth as the speed-up's axis
+            "tickmode": "array",
+            "tickvals": [0, 20, 40, 60, 80, 100],
             "showgrid": False,
         },
         annotations=notes,
@@ -355,7 +391,7 @@ def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
             "x": b,
             "y": waste * 100,
             "mode": "lines",
-            "line": {"color": COLORS["launch"], "shape": "hv"},
+            "line": {"color": GREY, "shape": "hv"},
             "fill": "tozeroy",
             "name": "padding waste",
             "hovertemplate": "batch %{x:.0f}<br>%{y:.1f} % of the compute is padding"
@@ -366,22 +402,19 @@ def bucket_figure(buckets: dict, capture_sizes, current_batch: int):
             "x": [float(c) for c in capture_sizes],
             "y": [0.0] * len(capture_sizes),
             "mode": "markers",
-            "marker": {"symbol": "line-ns-open", "size": 12, "color": "black"},
+            "marker": {"symbol": "line-ns-open", "size": 12, "color": INK},
             "name": "captured sizes",
             "hovertemplate": "bucket %{x:.0f}<extra></extra>",
         },
     ]
-    shapes, notes = [], []
-    if current_batch <= b[-1]:
-        shape, note = log_vline(current_batch, f"batch {current_batch}", {"color": "crimson"})
-        shapes, notes = [shape], [note]
     layout = base_layout(
         "Padding waste per real batch under these buckets",
         legend_rows=1,
         height=360,
-        xaxis={"type": "log", "title": {"text": "real batch"}},
+        xaxis=log_axis(b[0], b[-1], title={"text": "real batch"}),
         yaxis={"title": {"text": "padding [% of compute]"}, "range": [0, 100]},
-        shapes=shapes,
-        annotations=notes,
     )
-    return figure(data, layout)
+    marks = []
+    if current_batch <= b[-1]:
+        marks = [(current_batch, f"batch {current_batch}", {"color": COLORS["now"], "width": 1.5})]
+    return figure(data, add_marks(layout, marks, log=True, span=(float(b[0]), float(b[-1]))))

@@ -9,13 +9,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.chart_common import as_list, base_layout, figure
+from ui.chart_common import (
+    BLUE,
+    GREY,
+    HOLLOW,
+    INK,
+    PALETTE,
+    PAPER,
+    VERMILLION,
+    area_pattern,
+    as_list,
+    base_layout,
+    extent,
+    figure,
+    log_axis,
+    sparse_markers,
+)
 from ui.text import plotly_text
 
-MEASURED = "#222222"
-MODEL = "#4C78A8"
-FITTED = "#E45756"
-GROUP_COLOURS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2", "#9D755D", "#72B7B2"]
+MEASURED = INK
+MODEL = BLUE
+FITTED = VERMILLION
+GROUP_COLOURS = list(PALETTE)
+#: one symbol per (context, graphs mode) group: on its measured points and on its curves
+#: (twelve: the symbol alone tells twelve groups apart, with the colour more)
+GROUP_SYMBOLS = [
+    "circle",
+    "square",
+    "diamond",
+    "triangle-up",
+    "x",
+    "star",
+    "hexagon",
+    "triangle-down",
+    "cross",
+    "pentagon",
+    "hourglass",
+    "star-diamond",
+]
 DASH = {"model": "solid", "fitted": "dash"}
 WHICH = {"model": "model as configured", "fitted": "model with the fit"}
 
@@ -26,32 +57,47 @@ def _mode(graphs) -> str:
 
 def decode_figure(cal, curves: dict, y: str = "step_ms"):
     """Step time (or tokens/s) against batch: measured points over the model's curves, one
-    colour per (context, graphs mode) group, solid = model, dashed = with the fit."""
+    colour and one symbol per (context, graphs mode) group, solid = model, dashed = with the
+    fit. The legend names each group once (its curves and points toggle together) and keys
+    the three styles, so many groups do not crowd the plot out."""
     data = []
     groups = []
     for c in curves["decode"]:
         g = c["group"]
         if g not in groups:
             groups.append(g)
-        col = GROUP_COLOURS[groups.index(g) % len(GROUP_COLOURS)]
+        k = groups.index(g)
+        col = GROUP_COLOURS[k % len(GROUP_COLOURS)]
+        marker = sparse_markers(c["batch"], GROUP_SYMBOLS[k % len(GROUP_SYMBOLS)] + "-open", n=8)
+        first = c["which"] == "model" or not any(
+            d.get("legendgroup") == str(g) and d.get("showlegend") for d in data
+        )
         data.append(
             {
                 "type": "scatter",
-                "mode": "lines",
+                "mode": "lines+markers",
                 "x": as_list(c["batch"]),
                 "y": as_list(c[y]),
-                "name": f"{WHICH[c['which']]}: context {c['context_tokens']:,}, "
-                f"{_mode(c['cuda_graphs'])}",
+                "name": f"context {c['context_tokens']:,}, {_mode(c['cuda_graphs'])}",
                 "line": {"color": col, "dash": DASH[c["which"]], "width": 2},
+                "marker": {**marker, "line": {"width": 1.5}},
                 "legendgroup": str(g),
+                "showlegend": first,
+                "hovertemplate": "batch %{x:.0f}<br>%{y:.4g}<extra>"
+                + WHICH[c["which"]]
+                + "</extra>",
             }
         )
     pts = [p for p in cal.points if p.quantity in ("step_ms", "tpot_ms")]
     by_group: dict = {}
     for p in pts:
         by_group.setdefault((p.cond.get("context_tokens"), p.cond.get("cuda_graphs")), []).append(p)
-    symbols = ["circle", "square", "diamond", "triangle-up", "x", "star"]
-    for i, (g, ps) in enumerate(by_group.items()):
+    extra = 0
+    for g, ps in by_group.items():
+        if g in groups:
+            k = groups.index(g)
+        else:  # measured at conditions the model drew no curve for
+            k, extra = len(groups) + extra, extra + 1
         xs = np.array([p.x for p in ps])
         ys = np.array([p.measured for p in ps])
         if y == "tokens_per_s":
@@ -65,11 +111,11 @@ def decode_figure(cal, curves: dict, y: str = "step_ms"):
                 "name": f"measured: {plotly_text(ps[0].dataset)}"
                 + (f", context {g[0]:,}" if g[0] is not None else "")
                 + (f", {_mode(g[1])}" if g[1] is not None else ""),
-                "marker": {  # the curve's colour, and a symbol per group as a second cue
-                    "color": GROUP_COLOURS[groups.index(g) % len(GROUP_COLOURS)]
-                    if g in groups
-                    else MEASURED,
-                    "symbol": symbols[i % len(symbols)],
+                "legendgroup": str(g),
+                "showlegend": g not in groups,  # a group with curves is named by them
+                "marker": {  # the curve's colour, and its symbol as a second cue
+                    "color": GROUP_COLOURS[k % len(GROUP_COLOURS)] if g in groups else MEASURED,
+                    "symbol": GROUP_SYMBOLS[k % len(GROUP_SYMBOLS)],
                     "size": 10,
                     "line": {"width": 1.5, "color": MEASURED},
                 },
@@ -77,16 +123,48 @@ def decode_figure(cal, curves: dict, y: str = "step_ms"):
                 "hovertemplate": "%{text}<br>%{y:.4g}<extra>measured</extra>",
             }
         )
+    # the styles' keys: what solid, dashed and filled mean
+    drawn = {c["which"] for c in curves["decode"]}
+    data += [
+        {
+            "type": "scatter",
+            "x": [None],
+            "y": [None],
+            "mode": "lines",
+            "name": WHICH[w],
+            "line": {"color": INK, "dash": dash, "width": 2},
+        }
+        for w, dash in DASH.items()
+        if w in drawn
+    ]
+    if pts:
+        data.append(
+            {
+                "type": "scatter",
+                "x": [None],
+                "y": [None],
+                "mode": "markers",
+                "name": "measured (filled, edged)",
+                "marker": {"color": GREY, "size": 10, "line": {"width": 1.5, "color": MEASURED}},
+            }
+        )
+    entries = sum(1 for d in data if d.get("showlegend", True))
+    rows = max(2, (entries + 1) // 2)
     title = "Decode step time against batch" if y == "step_ms" else "Tokens/s against batch"
     layout = base_layout(
         title,
-        legend_rows=max(2, (len(data) + 1) // 2),
-        xaxis={"title": {"text": "batch (concurrent sequences)"}, "type": "log"},
+        legend_rows=rows,
+        height=360 + 20 * entries,  # the plot keeps its height however many groups
+        xaxis=log_axis(
+            *extent([p.x for p in pts], *(c["batch"] for c in curves["decode"])),
+            title={"text": "batch (concurrent sequences)"},
+        ),
         yaxis={
             "title": {"text": "step time [ms]" if y == "step_ms" else "aggregate tokens/s"},
             "rangemode": "tozero",
         },
     )
+    layout["legend"]["traceorder"] = "normal"  # two a row (grouped: one group a row)
     return figure(data, layout)
 
 
@@ -130,7 +208,13 @@ def ttft_figure(cal, curves: dict):
             )
     layout = base_layout(
         "Time to first token against prompt length",
-        xaxis={"title": {"text": "prompt tokens"}, "type": "log"},
+        xaxis=log_axis(
+            *extent(
+                [p.cond["prompt_tokens"] for p in cal.points if "prompt_tokens" in p.cond],
+                *(c["prompt_tokens"] for c in curves["ttft"]),
+            ),
+            title={"text": "prompt tokens"},
+        ),
         yaxis={"title": {"text": "TTFT [ms]"}, "rangemode": "tozero"},
     )
     return figure(data, layout)
@@ -182,14 +266,14 @@ def tpot_figure(cal):
         f"Time per output token against context, at concurrency {c}"
         if by_context
         else "Time per output token against concurrency",
-        xaxis={
-            "title": {
+        xaxis=log_axis(
+            *extent(xs),
+            title={
                 "text": "mean context of a decode step [tokens]"
                 if by_context
                 else "concurrency (decode batch)"
             },
-            "type": "log",
-        },
+        ),
         yaxis={"title": {"text": "TPOT [ms]"}, "rangemode": "tozero"},
     )
     return figure(data, layout)
@@ -221,8 +305,14 @@ def launch_figure(cal, curves: dict):
     )
     layout = base_layout(
         "Launch time graphs remove: eager − graph against kernels",
-        xaxis={"title": {"text": "kernels in the chain"}, "type": "log"},
-        yaxis={"title": {"text": "eager − graph [ms]"}, "type": "log"},
+        xaxis=log_axis(
+            *extent([p.x for p in ps], *(c["kernels"] for c in curves["launch"])),
+            title={"text": "kernels in the chain"},
+        ),
+        yaxis=log_axis(
+            *extent([p.measured for p in ps], *(c["saving_ms"] for c in curves["launch"])),
+            title={"text": "eager − graph [ms]"},
+        ),
     )
     return figure(data, layout)
 
@@ -247,7 +337,7 @@ def cold_figure(cal):
             "x": labels,
             "y": ys,
             "name": name,
-            "marker": {"color": col, "pattern": {"shape": shape}},
+            "marker": {"color": col, "pattern": area_pattern(shape)},
             "texttemplate": "%{y:.3g} s",
             "textposition": "outside",
         }
@@ -271,7 +361,7 @@ def residual_figure(rows: list[dict]):
             "y": names,
             "x": [r["residual_before_pct"] for r in rows],
             "name": "model as configured",
-            "marker": {"color": MODEL, "pattern": {"shape": "/"}},
+            "marker": {"color": MODEL, "pattern": area_pattern("/")},
         }
     ]
     if any(r["model_after"] != r["model_before"] for r in rows):
@@ -310,7 +400,7 @@ def with_measured(fig, points, y_of=None, yaxis: str | None = None, x_of=None):
         "y": ys,
         "name": f"measured ({len(points)} points, Measurements page)",
         "marker": {
-            "color": "white",
+            "color": PAPER,
             "size": 10,
             "symbol": "diamond",
             "line": {"width": 2, "color": MEASURED},
@@ -345,9 +435,10 @@ def measured_waterfall(fig, items: dict[int, float], modelled: dict[int, float])
             "measure": ["relative"] * len(keys) + ["total"],
             "text": text,
             "textposition": "outside",
-            "increasing": {"marker": {"color": "#BBBBBB", "line": {"color": MEASURED, "width": 2}}},
-            "totals": {"marker": {"color": "#BBBBBB", "line": {"color": MEASURED, "width": 2}}},
-            "connector": {"line": {"color": "#999", "dash": "dot"}},
+            # hollow bars with a thick edge: the model's groups are filled
+            "increasing": {"marker": {"color": HOLLOW, "line": {"color": MEASURED, "width": 2}}},
+            "totals": {"marker": {"color": HOLLOW, "line": {"color": MEASURED, "width": 2}}},
+            "connector": {"line": {"color": GREY, "dash": "dot"}},
             "hovertemplate": "%{x}: %{y:.2f} s<extra>measured</extra>",
         }
     )

@@ -7,7 +7,24 @@ import numpy as np
 
 from model.scenario import Scenario
 from model.units import MS, TERA
-from ui.chart_common import COLORS, as_list, base_layout, figure, log_vline, unfit_band
+from ui.chart_common import (
+    COLORS,
+    GREY,
+    INK,
+    LIGHT_GREY,
+    PALETTE,
+    PAPER,
+    PATTERNS,
+    add_marks,
+    area_pattern,
+    as_list,
+    base_layout,
+    figure,
+    log_axis,
+    pattern_key,
+    sparse_markers,
+    unfit_band,
+)
 from ui.text import plotly_text
 
 
@@ -38,9 +55,12 @@ def roofline_figure(
         xs = [lo, min(max(knee, lo), hi), hi]
         return xs, [min(peak_tflops, bandwidth * x / TERA) for x in xs]
 
-    for dtype, tflops in sorted(hw.peak_tflops.items(), key=lambda kv: kv[1]):
+    roofs: dict[float, list[tuple[str, str]]] = {}  # peak -> (dtype label, colour)
+    for i, (dtype, tflops) in enumerate(sorted(hw.peak_tflops.items(), key=lambda kv: kv[1])):
         mine = dtype == compute_dtype
         label = plotly_text(dtype)
+        color = PALETTE[i % len(PALETTE)]
+        roofs.setdefault(float(tflops), []).append((label.upper(), color))
         xs, ys = roof(tflops, bw)
         data.append(
             {
@@ -49,7 +69,12 @@ def roofline_figure(
                 "y": ys,
                 "mode": "lines",
                 "name": f"{label.upper()} roof ({tflops:g} TFLOPS)",
-                "line": {"width": 3 if mine else 1.2, "dash": "solid" if mine else "dot"},
+                "line": {
+                    "color": color,
+                    "width": 3 if mine else 1.2,
+                    "dash": "solid" if mine else "dot",
+                },
+                "showlegend": False,  # named at its right end instead (roof_labels)
                 "hovertemplate": "AI %{x:.3g} FLOP/B<br>%{y:.4g} TFLOPS<extra>"
                 + label
                 + "</extra>",
@@ -64,7 +89,7 @@ def roofline_figure(
                 "y": ys,
                 "mode": "lines",
                 "name": "effective roof, decode (efficiencies)",
-                "line": {"color": "grey", "dash": "dash"},
+                "line": {"color": GREY, "dash": "dash"},
             }
         )
     if request is not None and s.prefill_efficiency != s.flops_efficiency:
@@ -76,9 +101,10 @@ def roofline_figure(
                 "y": ys,
                 "mode": "lines",
                 "name": "effective roof, prefill",
-                "line": {"color": "grey", "dash": "dot"},
+                "line": {"color": GREY, "dash": "dot"},
             }
         )
+    whole = sw["flops"] / s.gpus / sw["t_step_s"] / TERA  # the whole step's operating points
     batch = as_list(sw["batch"])
     hover = "batch %{customdata:.0f}<br>AI %{x:.3g}<br>%{y:.4g} TFLOPS<extra></extra>"
     data.append(
@@ -89,7 +115,12 @@ def roofline_figure(
             "mode": "markers",
             "name": "batch sweep (GPU time)",
             "customdata": batch,
-            "marker": {"size": 6, "color": as_list(np.log2(sw["batch"])), "colorscale": "Viridis"},
+            "marker": {
+                "size": 6,
+                "color": as_list(np.log2(sw["batch"])),
+                "colorscale": "Viridis",  # the batch, small (purple) to large (yellow)
+                "line": {"width": 0.5, "color": INK},  # the dark end shows on a dark theme
+            },
             "hovertemplate": hover,
         }
     )
@@ -97,25 +128,29 @@ def roofline_figure(
         {
             "type": "scatter",
             "x": as_list(ai),
-            "y": as_list(sw["flops"] / s.gpus / sw["t_step_s"] / TERA),
+            "y": as_list(whole),
             "mode": "markers",
             "name": "batch sweep (whole step)",
             "customdata": batch,
-            "marker": {"size": 5, "symbol": "circle-open", "color": "grey"},
+            "marker": {"size": 5, "symbol": "circle-open", "color": GREY},
             "hovertemplate": hover,
         }
     )
     b_now = int(sw["batch"][current])
+    star_x, star_y = float(ai[current]), float(sw["attained_flops"][current] / TERA)
     data.append(
         {
             "type": "scatter",
-            "x": [float(ai[current])],
-            "y": [float(sw["attained_flops"][current] / TERA)],
-            "mode": "markers+text",
+            "x": [star_x],
+            "y": [star_y],
+            "mode": "markers",
             "name": f"batch {b_now}",
-            "text": [f"batch {b_now}"],
-            "textposition": "top left",
-            "marker": {"size": 16, "symbol": "star", "color": "crimson"},
+            "marker": {
+                "size": 16,
+                "symbol": "star",
+                "color": COLORS["now"],
+                "line": {"width": 1, "color": PAPER},
+            },
         }
     )
     if request is not None:
@@ -127,32 +162,102 @@ def roofline_figure(
                 "type": "scatter",
                 "x": [float(request["prefill_arithmetic_intensity"])],
                 "y": [float(request["prefill_attained_tflops"])],
-                "mode": "markers+text",
+                "mode": "markers",
                 "name": label,
-                "text": [label],
-                "textposition": "bottom left",
-                "marker": {"size": 15, "symbol": "diamond", "color": COLORS["compute"]},
+                "marker": {
+                    "size": 15,
+                    "symbol": "diamond",
+                    "color": COLORS["compute"],
+                    "line": {"width": 1, "color": PAPER},
+                },
                 "hovertemplate": "prefill of "
                 + f"{tokens:,} tokens"
                 + (f" in {chunks} chunks" if chunks > 1 else "")
                 + "<br>AI %{x:.4g} FLOP/B<br>%{y:.4g} TFLOPS<extra></extra>",
             }
         )
-    shape, note = log_vline(
-        ridge,
-        f"ridge {ridge:.0f} FLOP/B ({plotly_text(compute_dtype)})",
-        {"color": "black", "dash": "dash", "width": 1},
-        yanchor="bottom",
+    y_lo = max(min(bw * lo / TERA, float(np.min(whole))) / 2, 1e-6)
+    y_hi = max(hw.peak_tflops.values()) * 2.5
+    notes = roof_labels(roofs, y_lo, y_hi)
+    # the current batch named away from the roofs: up-left of a point on the slope (above the
+    # roofs there), down-right of one under the flat part (under the effective roofs)
+    sloped = star_x < ridge
+    notes.append(
+        {
+            "x": float(np.log10(star_x)),
+            "y": float(np.log10(star_y)),
+            "xref": "x",
+            "yref": "y",
+            "ax": -28 if sloped else 28,
+            "ay": -34 if sloped else 44,
+            "xanchor": "right" if sloped else "left",
+            "text": f"batch {b_now}",
+            "showarrow": True,
+            "arrowhead": 0,
+            "arrowcolor": GREY,
+            "font": {"size": 11},
+        }
     )
     layout = base_layout(
         "Roofline of decode and prefill" if request is not None else "Roofline of decode",
         legend_rows=3,
-        xaxis={"type": "log", "title": {"text": "arithmetic intensity [FLOP/byte]"}},
-        yaxis={"type": "log", "title": {"text": "attainable per GPU [TFLOPS]"}},
-        shapes=[shape],
-        annotations=[note],
+        xaxis=log_axis(
+            lo,
+            hi,
+            title={"text": "arithmetic intensity [FLOP/byte]"},
+            range=[float(np.log10(lo)), float(np.log10(hi))],
+        ),
+        yaxis=log_axis(
+            y_lo,
+            y_hi,
+            title={"text": "attainable per GPU [TFLOPS]"},
+            range=[float(np.log10(y_lo)), float(np.log10(y_hi))],
+        ),
+        annotations=notes,
+    )
+    layout["margin"]["r"] = 100  # the roofs' names
+    add_marks(
+        layout,
+        [
+            (
+                ridge,
+                f"ridge {ridge:.0f} FLOP/B ({plotly_text(compute_dtype)})",
+                {"color": INK, "dash": "dash", "width": 1},
+            )
+        ],
+        log=True,
+        span=(lo, hi),
     )
     return figure(data, layout)
+
+
+def roof_labels(roofs: dict[float, list[tuple[str, str]]], y_lo: float, y_hi: float) -> list:
+    """Each roof's name at its right end, in the right margin (outside the plot: never on a
+    curve), one label for the dtypes that share a peak; labels closer than a text line (on a
+    ~340 px plot) are pushed apart upwards, each keeping its roof's colour as a swatch."""
+    span = np.log10(y_hi / y_lo)
+    gap = 15 / 340 * span  # one label's height, in decades
+    notes, last = [], -np.inf
+    for peak in sorted(roofs):
+        names = roofs[peak]
+        y = max(float(np.log10(peak)), last + gap)
+        last = y
+        swatch = "".join(f"<span style='color:{color}'>━</span>" for _, color in names)
+        notes.append(
+            {
+                "x": 1,
+                "xref": "paper",
+                "xanchor": "left",
+                "xshift": 4,
+                "y": y,
+                "yref": "y",
+                "yanchor": "middle",
+                "text": f"{swatch} {'/'.join(n for n, _ in names)} {peak:g}",
+                "showarrow": False,
+                "font": {"size": 11},
+            }
+        )
+    return notes
 
 
 def step_composition_figure(
@@ -171,12 +276,13 @@ def step_composition_figure(
     mem_bound = sw["t_memory_s"] >= sw["t_compute_s"]
     launch_visible = np.maximum(sw["t_step_s"] - sw["t_gpu_s"] - sw["t_host_s"], 0.0)
     parts = [
-        ("memory (HBM)", np.where(mem_bound, roof, 0.0), COLORS["memory"]),
-        ("compute", np.where(mem_bound, 0.0, roof), COLORS["compute"]),
-        ("TP all-reduce", sw["t_comm_s"], COLORS["comm"]),
-        ("launch", launch_visible, COLORS["launch"]),
-        ("host", sw["t_host_s"], COLORS["host"]),
+        ("memory (HBM)", np.where(mem_bound, roof, 0.0), COLORS["memory"], PATTERNS[0]),
+        ("compute", np.where(mem_bound, 0.0, roof), COLORS["compute"], PATTERNS[1]),
+        ("TP all-reduce", sw["t_comm_s"], COLORS["comm"], PATTERNS[2]),
+        ("launch", launch_visible, COLORS["launch"], PATTERNS[3]),
+        ("host", sw["t_host_s"], COLORS["host"], PATTERNS[4]),
     ]
+    # a fill pattern per part beside its colour (the legend swatches carry it too)
     data = [
         {
             "type": "scatter",
@@ -187,9 +293,17 @@ def step_composition_figure(
             "mode": "lines",
             "line": {"width": 0.5, "color": color},
             "fillcolor": color,
+            "fillpattern": area_pattern(pattern),
+            "legendgroup": name,
+            "showlegend": False,  # pattern_key shows the pattern in the legend
             "hovertemplate": "batch %{x:.0f}<br>%{y:.3f} ms<extra>" + name + "</extra>",
         }
-        for name, values, color in parts
+        for name, values, color, pattern in parts
+        if np.any(values > 0)
+    ]
+    data += [
+        pattern_key(name, color, pattern)
+        for name, values, color, pattern in parts
         if np.any(values > 0)
     ]
     data.append(
@@ -199,35 +313,18 @@ def step_composition_figure(
             "y": as_list(sw["tokens_per_s"]),
             "name": "tok/s (aggregate)",
             "yaxis": "y2",
-            "mode": "lines",
+            "mode": "lines+markers",
             "line": {"color": COLORS["tps"], "width": 3},
+            "marker": sparse_markers(sw["batch"], "circle", size=7),
             "hovertemplate": "batch %{x:.0f}<br>%{y:,.0f} tok/s<extra></extra>",
         }
     )
-    shapes, notes = unfit_band(max_batch, float(sw["batch"][-1]), float(sw["batch"][0]))
-    for x, text, line, anchor in [
-        (current_batch, f"batch {current_batch}", {"color": "crimson", "width": 1.5}, "top"),
-        (
-            ridge_batch,
-            f"ridge ≈ batch {ridge_batch or 0:.0f}",
-            {"color": "black", "dash": "dash", "width": 1},
-            "top",
-        ),
-        (
-            largest_capture,
-            f"largest capture size {largest_capture}",
-            {"color": "grey", "dash": "dot", "width": 1},
-            "bottom",
-        ),
-    ]:
-        if x is not None:
-            shape, note = log_vline(x, text, line, yanchor=anchor)
-            shapes.append(shape)
-            notes.append(note)
+    lo, top = float(sw["batch"][0]), float(sw["batch"][-1])
+    shapes, band = unfit_band(max_batch, top, lo)
     layout = base_layout(
         "Step time composition across a batch sweep",
         legend_rows=2,
-        xaxis={"type": "log", "title": {"text": "batch (concurrent sequences)"}},
+        xaxis=log_axis(lo, top, title={"text": "batch (concurrent sequences)"}),
         yaxis={"title": {"text": "step time [ms]"}, "rangemode": "tozero"},
         yaxis2={
             "title": {"text": "tokens/s"},
@@ -237,9 +334,22 @@ def step_composition_figure(
             "showgrid": False,
         },
         shapes=shapes,
-        annotations=notes,
     )
-    return figure(data, layout)
+    marks = [
+        (current_batch, f"batch {current_batch}", {"color": COLORS["now"], "width": 1.5}),
+        (
+            ridge_batch,
+            f"ridge ≈ batch {ridge_batch or 0:.0f}",
+            {"color": INK, "dash": "dash", "width": 1},
+        ),
+        (
+            largest_capture,
+            f"largest capture size {largest_capture}",
+            {"color": GREY, "dash": "dot", "width": 1},
+        ),
+        *band,
+    ]
+    return figure(data, add_marks(layout, marks, log=True, span=(lo, top)))
 
 
 def memory_figure(mem: dict):
@@ -250,14 +360,15 @@ def memory_figure(mem: dict):
     reserve = mem.get("engine_reserve_gb", 0.0)
     free = max(usable - mem["weights_per_gpu_gb"] - mem["graph_memory_gb"] - reserve - kv, 0.0)
     parts = [
-        ("weights", mem["weights_per_gpu_gb"], COLORS["memory"]),
-        ("CUDA graphs", mem["graph_memory_gb"], COLORS["launch"]),
-        ("engine (activations, non-torch)", reserve, COLORS["host"]),
-        ("KV cache (this batch)", kv, COLORS["compute"]),
-        ("free for more KV", free, "#D3D3D3"),
-        ("reserved (1 − utilisation)", total - usable, "#EEEEEE"),
+        ("weights", mem["weights_per_gpu_gb"], COLORS["memory"], PATTERNS[0]),
+        ("CUDA graphs", mem["graph_memory_gb"], COLORS["launch"], PATTERNS[3]),
+        ("engine (activations, non-torch)", reserve, COLORS["host"], PATTERNS[4]),
+        ("KV cache (this batch)", kv, COLORS["compute"], PATTERNS[1]),
+        ("free for more KV", free, LIGHT_GREY, PATTERNS[5]),
+        ("reserved (1 − utilisation)", total - usable, GREY, PATTERNS[2]),
     ]
     parts = [part for part in parts if part[1] > 0 or part[0] in ("weights", "free for more KV")]
+    # colour, a pattern and (where it fits) the part's name on it: never colour alone
     data = [
         {
             "type": "bar",
@@ -265,10 +376,16 @@ def memory_figure(mem: dict):
             "x": [value],
             "name": name,
             "orientation": "h",
-            "marker": {"color": color},
+            "marker": {
+                "color": color,
+                "pattern": area_pattern(pattern),
+            },
+            "text": [name.split(" (")[0]],
+            "textposition": "inside",
+            "insidetextanchor": "middle",
             "hovertemplate": f"{name}: %{{x:.2f}} GB<extra></extra>",
         }
-        for name, value, color in parts
+        for name, value, color, pattern in parts
     ]
     layout = {
         "barmode": "stack",
@@ -276,6 +393,7 @@ def memory_figure(mem: dict):
         "margin": {"l": 60, "r": 30, "t": 40, "b": 40},
         "xaxis": {"title": {"text": "GB"}},
         "legend": {"orientation": "h", "y": -0.6},
+        "uniformtext": {"minsize": 10, "mode": "hide"},  # a name that does not fit is left out
         "title": {"text": "HBM per GPU"},
         "shapes": [
             {
@@ -286,7 +404,7 @@ def memory_figure(mem: dict):
                 "x1": total,
                 "y0": 0,
                 "y1": 1,
-                "line": {"color": "black", "width": 1},
+                "line": {"color": INK, "width": 1},
             }
         ],
         "annotations": [
@@ -300,6 +418,7 @@ def memory_figure(mem: dict):
                 if "hbm_per_gpu_gib" in mem
                 else f"{total:g} GB",
                 "yanchor": "bottom",
+                "xanchor": "right",
             }
         ],
     }
