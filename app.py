@@ -16,6 +16,7 @@ from ui.layout import (
     scenario_caption,
 )
 from ui.sidebar import draw_sidebar, page_scenario
+from ui.text import step_ms
 
 st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
 s = page_scenario("home", defer=True)
@@ -47,7 +48,7 @@ if not mem["weights_fit"]:
     )
 c = st.columns(5)
 c[0].metric("Aggregate tok/s", fmt(dec["tokens_per_s"]), **d("decode.tokens_per_s", "higher"))
-c[1].metric("Step time", f"{dec['t_step_ms']:.3f} ms", **d("decode.t_step_ms", "lower", "ms"))
+c[1].metric("Step time", step_ms(dec["t_step_ms"]), **d("decode.t_step_ms", "lower", "ms"))
 bound_metric(c[2], dec["bound"], delta=d("decode.bound"))
 c[3].metric(
     "AI / ridge [FLOP/B]",

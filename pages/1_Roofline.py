@@ -22,6 +22,7 @@ from ui.layout import (
 from ui.layout import breakdown as breakdown_table
 from ui.measure_charts import with_measured
 from ui.sidebar import draw_sidebar, page_scenario
+from ui.text import step_ms
 
 st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
 s = page_scenario("roofline", defer=True)
@@ -49,7 +50,7 @@ c[1].metric(
 )
 c[2].metric(
     "Step time",
-    f"{dec['t_step_ms']:.3f} ms",
+    step_ms(dec["t_step_ms"]),
     help=f"GPU {dec['t_gpu_ms']:.3f} ms (memory {dec['t_memory_ms']:.3f}, compute "
     f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
     f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms",

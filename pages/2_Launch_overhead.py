@@ -23,6 +23,7 @@ from ui.layout import (
 from ui.layout import breakdown as breakdown_table
 from ui.measure_charts import with_measured
 from ui.sidebar import draw_sidebar, page_scenario
+from ui.text import step_ms
 
 st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
 s = page_scenario("launch", defer=True)
@@ -68,11 +69,11 @@ c[1].metric(
     **d("launch.t_launch_eager_ms", "lower", "ms"),
 )
 c[2].metric(
-    "Step, eager", f"{lf['t_step_eager_ms']:.3f} ms", **d("launch.t_step_eager_ms", "lower", "ms")
+    "Step, eager", step_ms(lf["t_step_eager_ms"]), **d("launch.t_step_eager_ms", "lower", "ms")
 )
 c[3].metric(
     "Step, graph",
-    f"{lf['t_step_graph_ms']:.3f} ms",
+    step_ms(lf["t_step_graph_ms"]),
     help=f"{lf['graph_mode']}: {lf['launches_graph']} launch(es), batch padded to "
     f"{lf['padded_batch']}",
     **d("launch.t_step_graph_ms", "lower", "ms"),
@@ -239,7 +240,7 @@ if tabs[1].open:
                 'the chart\'s "this model" mark and the row of this scenario use it; the rows in other '
                 "dtypes are params × bytes",
             )
-        right.dataframe(
+        st.dataframe(
             pd.DataFrame(lens["dtypes"])
             .assign(launch_tax_of_gpu_time=lambda f: f["launch_tax_of_gpu_time"] * 100)
             .rename(

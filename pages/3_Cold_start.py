@@ -341,7 +341,7 @@ if tabs[4].open:
         st.markdown("**Capture sizes** (item 5: graphs captured × seconds per graph)")
         bucket_editor(s)
         st.markdown("**Loaders and storage tiers** (the presets, with their sources)")
-        st.dataframe(
+        st.table(  # the notes read whole
             pd.DataFrame(
                 [
                     {
@@ -357,7 +357,7 @@ if tabs[4].open:
             hide_index=True,
             width="stretch",
         )
-        st.dataframe(
+        st.table(  # a table, not a grid: the sources are read whole, not cut at a cell
             pd.DataFrame(
                 [
                     {

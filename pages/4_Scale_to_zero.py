@@ -48,7 +48,12 @@ if tabs[0].open:
             "strategies",
             base=blens and charts.strategies_figure(blens["figures"]),
         )
-        st.dataframe(view.strategy_table(fig), hide_index=True, width="stretch")
+        st.dataframe(
+            view.strategy_table(fig),
+            hide_index=True,
+            width="stretch",
+            column_config={"strategy": st.column_config.TextColumn(width="large")},
+        )
         st.caption(
             "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
             "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "

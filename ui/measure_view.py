@@ -230,10 +230,9 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
         st.info("Nothing could be fitted from these data sets; see why below.")
     if cal.refused:
         st.markdown("**Not fitted, and why**")
-        st.dataframe(
+        st.table(  # the reasons read whole, not cut at a cell's edge
             pd.DataFrame([{"key": k, "why": v} for k, v in cal.refused.items()]),
             hide_index=True,
-            width="stretch",
         )
     for note in cal.notes:
         st.caption(md_escape(note))
