@@ -145,6 +145,30 @@ def table(rows: list[dict], cols: Columns) -> None:
         text, style = text[keep], style[keep]
     styled = text.style.apply(lambda _: style.loc[text.index].to_numpy(), axis=None)
     st.dataframe(styled, hide_index=True, width="stretch", height=36 * (len(text) + 1) + 4)
+    numbers = pd.DataFrame(
+        [
+            {
+                "lens": r["section"],
+                "figure": r["label"],
+                "unit": r["unit"],
+                **{
+                    f"{i + 1} {n}": v
+                    for i, (n, v) in enumerate(zip(cols.names, r["values"], strict=True))
+                },
+            }
+            for r in rows
+        ]
+    )
+    from ui import export
+
+    ctx = export.context()  # this run's: the scenario, the Compare page and its share link
+    st.download_button(
+        "The comparison (CSV)",
+        lambda: export.csv_text(numbers, ctx.comment),
+        file_name=ctx.file("comparison", "csv", page="compare"),
+        mime="text/csv",
+        on_click="ignore",
+    )
     if len(cols.scenarios) < 2:
         st.info(
             "Only this scenario so far: pin it as the baseline in the sidebar and change "
