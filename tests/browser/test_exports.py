@@ -131,15 +131,17 @@ def test_chart_downloads_are_named_sized_and_not_clipped(page, app_url):
                         h: b.height * m.d, text: el.textContent}; };
             const pick = sel => [...svg.querySelectorAll(sel)].map(box);
             return {w: frame.width, h: frame.height, title: pick('.gtitle'),
-                    caption: pick('.gtitle-subtitle'), legend: pick('.legendtext')};
+                    caption: pick('.gtitle-subtitle'), legend: pick('.legendtext'), notes: pick('.annotation-text')};
         }"""
     )
     assert (parts["w"], parts["h"]) == (1200, height)
     assert [t["text"] for t in parts["title"]] == ["Roofline of decode and prefill"]
     caption = " ".join(t["text"] for t in parts["caption"])
     assert "Llama 3.1 70B" in caption and "batch 8" in caption and "/Roofline?" in caption
-    assert len(parts["legend"]) >= 8
-    for item in parts["title"] + parts["caption"] + parts["legend"]:
+    # the legend (sweep, operating points, effective roofs) and the roofs' direct labels
+    assert len(parts["legend"]) >= 5
+    assert any("BF16" in n["text"] for n in parts["notes"]), parts["notes"]
+    for item in parts["title"] + parts["caption"] + parts["legend"] + parts["notes"]:
         assert item["w"] > 0 and item["h"] > 0, item
         assert item["x"] >= 0 and item["x"] + item["w"] <= parts["w"] + 0.5, item
         assert item["y"] >= 0 and item["y"] + item["h"] <= parts["h"] + 0.5, item
