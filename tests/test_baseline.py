@@ -253,3 +253,16 @@ def test_a_link_to_a_missing_data_set_opens_any_page_with_a_notice(page):
     assert "is no longer stored" in shown and "not one of the example data sets" in shown
     assert next(m for m in at.metric if m.label in ("Step time", "Time to ready")).value
     assert "data" not in at.query_params  # the ids that could not be opened leave the link
+
+
+def test_a_pasted_compare_link_is_read_strictly():
+    from model.errors import ScenarioError
+    from ui.compare_view import parse_compared
+
+    s = parse_compared("http://host:8501/Roofline?scenario=seed-3b-4090&batch=4&base.batch=1")
+    assert (s.scenario, s.batch) == (SEED, 4)  # its baseline is not part of it
+    with pytest.raises(ScenarioError) as err:
+        parse_compared("scenario=seed-3b-4090&batch=-1")
+    assert err.value.key == "batch"
+    with pytest.raises(ScenarioError):
+        parse_compared("x" * 20_000)
