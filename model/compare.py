@@ -77,13 +77,15 @@ def _with_best(figures: dict) -> dict:
     return figures
 
 
+def is_number(value) -> bool:
+    """A finite int or float (not a bool, a text figure such as a bound, or None)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def change(value, first) -> float | None:
     """The relative change of ``value`` against ``first`` (None when either is not a finite
     number or ``first`` is 0)."""
-    ok = all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        for v in (value, first)
-    )
+    ok = is_number(value) and is_number(first)
     return (value - first) / abs(first) if ok and first else None
 
 

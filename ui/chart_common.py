@@ -193,6 +193,18 @@ def add_marks(
     return layout
 
 
+def right_axis(title: str) -> dict:
+    """A second y axis on the right over the first (a rate beside a time or a cost), its own
+    scale from zero, no grid of its own."""
+    return {
+        "title": {"text": title},
+        "overlaying": "y",
+        "side": "right",
+        "rangemode": "tozero",
+        "showgrid": False,
+    }
+
+
 def unfit_band(max_batch: int | None, top: float, lo: float = 1.0) -> tuple[list, list]:
     """A grey band over the batches that do not fit in memory (batch > ``max_batch``) on a
     log batch axis that ends at ``top``, and its mark for :func:`add_marks` (its label in a

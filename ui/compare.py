@@ -9,12 +9,11 @@ metric its delta against the baseline (:class:`Deltas`), and draws the baseline 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from model import codecs
-from model.compare import lookup
+from model.compare import is_number, lookup
 from model.scenario import Scenario
 from ui import state
 
@@ -96,11 +95,7 @@ def metric_delta(current, base, better: str | None = "lower", unit: str = "") ->
     same = {"delta": "= baseline", "delta_color": "off", "delta_arrow": "off"}
     if base is None or current is None:
         return {}
-    numeric = all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-        for v in (current, base)
-    )
-    if not numeric:
+    if not (is_number(current) and is_number(base)):
         if current == base:
             return same
         return {"delta": f"baseline: {base}", "delta_color": "off", "delta_arrow": "off"}

@@ -24,6 +24,7 @@ from ui.chart_common import (
     base_layout,
     figure,
     log_axis,
+    right_axis,
 )
 
 COLOURS = {
@@ -137,13 +138,7 @@ def timeout_figure(sweep: dict, warm_total: float, current_t: float):
         legend_rows=4,
         xaxis=log_axis(t[0], t[-1], title={"text": "idle timeout [s]"}),
         yaxis={"title": {"text": "total USD per day (GPU + penalties)"}, "rangemode": "tozero"},
-        yaxis2={
-            "title": {"text": "SLA misses per day (×)"},
-            "overlaying": "y",
-            "side": "right",
-            "rangemode": "tozero",
-            "showgrid": False,
-        },
+        yaxis2=right_axis("SLA misses per day (×)"),
     )
     mark = (current_t, f"this scenario: {current_t:g} s", {"color": VERMILLION, "width": 1.5})
     return figure(data, add_marks(layout, [mark], log=True, span=(t[0], t[-1])))
@@ -212,13 +207,7 @@ def timeline_figure(tl: dict):
         barmode="stack",
         xaxis={"title": {"text": "hours from the start"}},
         yaxis={"title": {"text": "replicas (time-averaged)"}, "rangemode": "tozero"},
-        yaxis2={
-            "title": {"text": "requests per bin"},
-            "overlaying": "y",
-            "side": "right",
-            "rangemode": "tozero",
-            "showgrid": False,
-        },
+        yaxis2=right_axis("requests per bin"),
     )
     return figure(data, layout)
 

@@ -22,6 +22,7 @@ from ui.chart_common import (
     figure,
     log_axis,
     pattern_key,
+    right_axis,
     sparse_markers,
     unfit_band,
 )
@@ -326,13 +327,7 @@ def step_composition_figure(
         legend_rows=2,
         xaxis=log_axis(lo, top, title={"text": "batch (concurrent sequences)"}),
         yaxis={"title": {"text": "step time [ms]"}, "rangemode": "tozero"},
-        yaxis2={
-            "title": {"text": "tokens/s"},
-            "overlaying": "y",
-            "side": "right",
-            "rangemode": "tozero",
-            "showgrid": False,
-        },
+        yaxis2=right_axis("tokens/s"),
         shapes=shapes,
     )
     marks = [

@@ -365,7 +365,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         )
     baseline_section(s)
     state.adopt_browser_values()
-    share = state.share_link(s, page)
+    share = export.context(s, page).link  # made once a run; the charts' captions carry it too
     sb.markdown("**Share link** (exactly this view)")
     sb.code(share, language=None, wrap_lines=True)
     size = codecs.link_size(s) + codecs.query_size(state.link_extras())
@@ -408,30 +408,28 @@ def baseline_section(s: Scenario) -> None:
         else "The scenario is the same as the baseline: change something to compare."
     )
     sb.caption(f":material/push_pin: Baseline: {md_escape(scenario_label(b))}. {differs}")
-    a, b2, c = sb.columns(3)
-    a.button(
-        "Re-pin",
-        key=state.watch_widget("w_repin", False),
-        on_click=state.pin_baseline,
-        args=(s,),
-        help="Make the current scenario the baseline.",
-        width="stretch",
+    actions = (
+        ("Re-pin", "w_repin", state.pin_baseline, (s,), "Make the current scenario the baseline."),
+        (
+            "Swap",
+            "w_swap",
+            state.swap_baseline,
+            (s,),
+            "Open the baseline as the scenario, and keep the current scenario as the baseline.",
+        ),
+        ("Clear", "w_unpin", state.clear_baseline, (), "Drop the baseline."),
     )
-    b2.button(
-        "Swap",
-        key=state.watch_widget("w_swap", False),
-        on_click=state.swap_baseline,
-        args=(s,),
-        help="Open the baseline as the scenario, and keep the current scenario as the baseline.",
-        width="stretch",
-    )
-    c.button(
-        "Clear",
-        key=state.watch_widget("w_unpin", False),
-        on_click=state.clear_baseline,
-        help="Drop the baseline.",
-        width="stretch",
-    )
+    for col, (label, key, callback, args, help_text) in zip(
+        sb.columns(len(actions)), actions, strict=True
+    ):
+        col.button(
+            label,
+            key=state.watch_widget(key, False),
+            on_click=callback,
+            args=args,
+            help=help_text,
+            width="stretch",
+        )
     sb.caption("The Compare page (in the page list above) puts them side by side.")
 
 
