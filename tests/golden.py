@@ -1,0 +1,386 @@
+"""The golden set: what the explorer shows and writes, recorded so that a change of where code
+lives (not of what it does) can be shown to move nothing.
+
+It holds, for a fixed list of cases:
+
+- ``whatif eval --json`` of every named scenario and of a handful of variants;
+- every page under AppTest, every lazy tab of it, for a few scenarios, with and without a
+  pinned baseline: each element's content in order (metrics with their deltas and helps, text,
+  tables, charts with their download names, download buttons with their file names and what
+  they write, the sidebar's widgets and share link);
+- the HTML report's text, without its timestamp, with and without a baseline.
+
+Each element is kept as a digest of its normalised content (floats to 12 significant digits),
+with a short readable summary beside it, so a difference names the case and the element.
+
+``python -m tests.golden --update`` records ``tests/data/golden.json`` anew (do it only for a
+change that is meant to change what users see, and say so in the commit);
+``python -m tests.golden --dump DIR`` writes every case's full normalised content for a diff.
+``tests/test_golden.py`` checks the recorded set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "data" / "golden.json"
+
+#: scenarios every page is opened with (the default, a seed, a cold-start seed, MoE, small GPU)
+SCENARIOS = ["default", "seed-3b-4090", "seed-70b-fp8-cold-start", "mixtral-fp8-2xh100"]
+#: query keys of a pinned baseline (the link carries it as ``base.*``)
+BASELINE = {"base.scenario": "seed-70b-bf16-1xh100", "base.batch": "8"}
+#: lazy tabs of each page: (session key, labels); None for a page without tabs
+PAGES = {
+    "app.py": None,
+    "pages/1_Roofline.py": (
+        "t_roofline",
+        [
+            "Roofline and step time",
+            "HBM per GPU",
+            "BF16/INT4 × CUDA graphs",
+            "Breakdown and downloads",
+        ],
+    ),
+    "pages/2_Launch_overhead.py": (
+        "t_launch",
+        [
+            "Step timeline and graphs modes",
+            "Quantised models gain more",
+            "Capture buckets",
+            "The ten knobs",
+            "Breakdown and downloads",
+        ],
+    ),
+    "pages/3_Cold_start.py": (
+        "t_cold",
+        [
+            "Five items and the optimised start",
+            "Columns and savings (tables)",
+            "Item 4: from storage to HBM",
+            "Sleep mode and a warm replica",
+            "Capture sizes and presets",
+            "Breakdown and downloads",
+        ],
+    ),
+    "pages/4_Scale_to_zero.py": (
+        "t_economics",
+        ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"],
+    ),
+    "pages/6_Compare.py": None,
+}
+#: the Measurements page with an example data set (its tabs depend on what is loaded)
+MEASUREMENTS = "pages/5_Measurements.py"
+MEASURE_EXAMPLES = ["ex-gptoss-h100x8-tpot", "ex-h100-cold-start-log"]
+#: extra CLI cases: (name, key=value overrides)
+CLI_VARIANTS = [
+    ("fp8-tp2-b64", ["gpus=2", "batch=64", "weights_dtype=fp8"]),
+    ("ideal-eager", ["engine=ideal", "cuda_graphs=none", "batch=16"]),
+    ("v0-int4", ["engine=vllm-v0", "weights_dtype=int4", "context_tokens=8192"]),
+    ("sleep-runai", ["loader=runai_streamer", "storage=nvme_raid0", "sleep_level=1"]),
+    ("trace-bursts", ["traffic=bursts", "rate_scale=3", "idle_timeout_s=60"]),
+]
+#: report cases: (name, scenario query, baseline query or None)
+REPORTS = [
+    ("report-default", {"scenario": "default"}, None),
+    (
+        "report-seed-with-baseline",
+        {"scenario": "seed-3b-4090"},
+        {"scenario": "seed-70b-bf16-1xh100"},
+    ),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# normalising
+
+
+def _round(obj):
+    """Floats to 12 significant digits, recursively (JSON-able output)."""
+    if isinstance(obj, float):
+        if not math.isfinite(obj):
+            return repr(obj)
+        return float(f"{obj:.12g}")
+    if isinstance(obj, dict):
+        return {str(k): _round(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_round(v) for v in obj]
+    return obj
+
+
+def _digest(obj) -> str:
+    text = json.dumps(_round(obj), sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_MADE = re.compile(r'<p class="meta"><b>Made:</b>[^<]*</p>')
+_DROP = {"id", "deferredFileId", "formId", "fragmentId"}
+
+
+def _report_text(text: str) -> str:
+    return _MADE.sub("", text)
+
+
+def _deferred(file_id: str):
+    """The file name and contents a deferred download button would write."""
+    entry = _DEFERRED[file_id]
+    name = entry["filename"] or ""
+    if name.endswith(".html"):  # the report: large, timestamped; checked on its own below
+        return {"file": re.sub(r"\d{8}-\d{4}", "<date>", name)}
+    data = entry["callable"]()
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "replace")
+    return {"file": name, "data": data}
+
+
+#: deferred downloads registered during a run (AppTest drops its runtime when the run ends)
+_DEFERRED: dict[str, dict] = {}
+
+
+def _record_deferred() -> None:
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    if getattr(MediaFileManager.add_deferred, "_golden", False):
+        return
+    original = MediaFileManager.add_deferred
+
+    def add_deferred(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        file_id = original(self, data_callable, mimetype, coordinates, file_name, **kw)
+        _DEFERRED[file_id] = {"callable": data_callable, "filename": file_name}
+        return file_id
+
+    add_deferred._golden = True
+    MediaFileManager.add_deferred = add_deferred
+
+
+def _element(node) -> dict | None:
+    """One leaf element as plain data, or None for layout blocks."""
+    from google.protobuf.json_format import MessageToDict
+
+    kind = getattr(node, "type", type(node).__name__)
+    proto = getattr(node, "proto", None)
+    if proto is None:
+        return None
+    try:
+        raw = MessageToDict(proto)
+    except Exception:  # noqa: BLE001 - a proto the converter cannot read: its text
+        raw = {"text": str(proto)}
+    out = {k: v for k, v in raw.items() if k not in _DROP}
+    if kind == "plotly_chart":
+        spec = json.loads(proto.spec) if proto.spec else {}
+        config = json.loads(proto.config) if proto.config else {}
+        out = {"spec": spec, "config": config}
+    elif kind in ("arrow_data_frame", "dataframe", "table"):
+        try:
+            out = {"frame": node.value.to_csv(index=False)}
+        except Exception:  # noqa: BLE001
+            out = {"text": str(raw)[:2000]}
+        out["kind"] = kind
+    elif kind == "download_button" and proto.HasField("deferred_file_id"):
+        out["deferred"] = _deferred(proto.deferred_file_id)
+    elif "value" in dir(node) and kind not in ("markdown", "caption", "metric"):
+        try:
+            out["value"] = str(node.value)
+        except Exception:  # noqa: BLE001
+            pass
+    return {"type": kind, **out}
+
+
+def _summary(e: dict) -> str:
+    for key in ("label", "body", "file"):
+        if isinstance(e.get(key), str):
+            return f"{e['type']}: {e[key][:70]}"
+    if "deferred" in e:
+        return f"{e['type']}: {e['deferred']['file']}"
+    if "spec" in e:
+        title = (e["spec"].get("layout", {}).get("title") or {}).get("text", "")
+        return f"{e['type']}: {str(title)[:70]}"
+    return e["type"]
+
+
+def _walk(node, out: list) -> None:
+    children = getattr(node, "children", None)
+    if isinstance(children, dict) and children:
+        for key in sorted(children):
+            _walk(children[key], out)
+        return
+    e = _element(node)
+    if e is not None:
+        out.append(e)
+
+
+# ---------------------------------------------------------------------------------------------
+# the cases
+
+
+def page_case(page: str, query: dict, tab: tuple[str, str] | None = None) -> dict:
+    """Every element of one run of ``page`` (after the second run, once widgets are drawn) and
+    the share link the run leaves in the URL."""
+    from streamlit.testing.v1 import AppTest
+
+    _record_deferred()
+    _DEFERRED.clear()
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    if tab:
+        at.session_state[tab[0]] = tab[1]
+    at.run()
+    if at.exception:
+        return {"exception": [str(e.value) for e in at.exception]}
+    elements: list = []
+    _walk(at._tree, elements)  # noqa: SLF001 - the whole tree, sidebar included
+    link = sorted((k, str(v)) for k, v in at.query_params.items())
+    return {"link": link, "elements": elements}
+
+
+def cli_case(args: list[str]) -> dict:
+    cmd = [sys.executable, "-m", "model", "eval", "--json", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
+    try:
+        body = json.loads(done.stdout)
+    except ValueError:
+        body = done.stdout
+    return {"rc": done.returncode, "out": body, "err": done.stderr}
+
+
+def report_case(query: dict, base_query: dict | None) -> dict:
+    from model.overrides import resolve
+    from ui import export
+
+    s = resolve(list(query.items()), strict=True)[0]
+    b = resolve(list(base_query.items()), strict=True)[0] if base_query else None
+    link = "http://localhost:8501/?" + "&".join(f"{k}={v}" for k, v in query.items())
+    text = export.build_report(s, link, baseline=b, plotly_js="/* plotly */")
+    return {"text": _report_text(text)}
+
+
+def cases():
+    """(name, thunk) for every case of the golden set."""
+    from model.presets import scenario_names
+
+    for name in scenario_names():
+        yield f"cli/{name}", lambda name=name: cli_case([f"scenario={name}"])
+    for name, args in CLI_VARIANTS:
+        yield f"cli/{name}", lambda args=args: cli_case(args)
+    for name, q, bq in REPORTS:
+        yield name, lambda q=q, bq=bq: report_case(q, bq)
+    for page, tabs in PAGES.items():
+        for scen in SCENARIOS:
+            for with_base in (False, True):
+                if with_base and scen != SCENARIOS[0] and scen != SCENARIOS[1]:
+                    continue
+                query = {"scenario": scen, **(BASELINE if with_base else {})}
+                if page == "pages/6_Compare.py":
+                    query["vs"] = "scenario=llama-8b-1xh100"
+                tag = f"{page}?{scen}{'+base' if with_base else ''}"
+                if tabs is None:
+                    yield tag, lambda page=page, query=query: page_case(page, query)
+                    continue
+                key, labels = tabs
+                for label in labels:
+                    yield (
+                        f"{tag}#{label}",
+                        lambda page=page, query=query, t=(key, label): page_case(page, query, t),
+                    )
+    for ex in MEASURE_EXAMPLES:
+        for label in _measure_tabs(ex):
+            query = {"data": ex}
+            yield (
+                f"{MEASUREMENTS}?{ex}#{label}",
+                lambda q=query, t=("t_measure", label): page_case(MEASUREMENTS, q, t),
+            )
+
+
+def _measure_tabs(example: str) -> list[str]:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / MEASUREMENTS), default_timeout=120)
+    at.query_params["data"] = example
+    at.run()
+    return [t.label for t in at.tabs]
+
+
+def record(dump: Path | None = None) -> dict:
+    """The golden set as ``{case: {"digest": …, "elements": [[summary, digest], …]}}``."""
+    out = {}
+    for name, thunk in cases():
+        body = thunk()
+        if dump is not None:
+            path = dump / (re.sub(r"[^A-Za-z0-9._-]+", "_", name) + ".json")
+            path.write_text(
+                json.dumps(_round(body), indent=1, sort_keys=True, ensure_ascii=False, default=str)
+            )
+        entry = {"digest": _digest(body)}
+        if "elements" in body:
+            entry["link"] = _digest(body["link"])
+            entry["elements"] = [[_summary(e), _digest(e)] for e in body["elements"]]
+        out[name] = entry
+    return out
+
+
+#: the packages whose output the golden set records: another version may render differently
+VERSIONED = ("streamlit", "plotly", "numpy", "pandas", "pydantic")
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {name: version(name) for name in VERSIONED}
+
+
+def load() -> dict:
+    """The recorded golden set: ``{"versions": …, "cases": …}``."""
+    return json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def differences(got: dict, want: dict) -> list[str]:
+    """One line per case that differs: its name and the first elements that differ."""
+    out = []
+    for name in sorted(set(got) | set(want)):
+        a, b = got.get(name), want.get(name)
+        if a == b:
+            continue
+        if a is None or b is None:
+            out.append(f"{name}: {'missing' if a is None else 'new'}")
+            continue
+        line = f"{name}:"
+        ea, eb = a.get("elements") or [], b.get("elements") or []
+        if a.get("link") != b.get("link"):
+            line += " the share link differs;"
+        diff = [f"{x} ≠ {y}" for x, y in zip(ea, eb, strict=False) if x != y][:3]
+        if len(ea) != len(eb):
+            line += f" {len(ea)} elements, recorded {len(eb)};"
+        out.append(line + (" " + "; ".join(str(d) for d in diff) if diff else " content differs"))
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--update", action="store_true", help=f"write {GOLDEN.relative_to(ROOT)}")
+    p.add_argument("--dump", type=Path, help="write each case's full content into this folder")
+    a = p.parse_args(argv)
+    if a.dump:
+        a.dump.mkdir(parents=True, exist_ok=True)
+    got = record(a.dump)
+    if a.update:
+        body = {"versions": versions(), "cases": got}
+        GOLDEN.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"recorded {len(got)} cases in {GOLDEN}")
+        return 0
+    bad = differences(got, load()["cases"] if GOLDEN.exists() else {})
+    for line in bad:
+        print("differs:", line)
+    print(f"{len(got)} cases, {len(bad)} differ")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
