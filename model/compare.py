@@ -64,7 +64,9 @@ def lookup(figures: dict, path: str):
     return value
 
 
-def _with_best(figures: dict) -> dict:
+def with_best(figures: dict) -> dict:
+    """``figures`` with the recommended strategy's total and cold starts beside the
+    ``economics`` section's strategies (``best_total_usd_per_day``, ``best_cold_starts_per_day``)."""
     eco = figures.get("economics")
     if eco:
         best = eco[eco["recommended"]]
@@ -96,7 +98,7 @@ def compare(scenarios: list[Scenario]) -> list[dict]:
     differs from the first)."""
     if not 1 <= len(scenarios) <= MAX_SCENARIOS:
         raise ValueError(f"compare takes 1 to {MAX_SCENARIOS} scenarios, got {len(scenarios)}")
-    figures = [_with_best(summary(s)) for s in scenarios]
+    figures = [with_best(summary(s)) for s in scenarios]
     rows = []
     for row in ROWS:
         values = [lookup(f, row.path) for f in figures]

@@ -335,15 +335,12 @@ def fit_warning(mem: dict, s: Scenario, what: str = "the figures below") -> None
         )
 
 
-def breakdown(figures: dict, sections: tuple[str, ...]) -> pd.DataFrame:
+def breakdown(figures: dict, sections: tuple[str, ...], base: dict | None = None) -> pd.DataFrame:
     """Show the named sections of ``evaluate()``-style figures as one table (section, figure,
-    value, and the pinned baseline's value beside it); returns the wide frame for the CSV
-    download: one row for the scenario and one for the baseline, one typed column per
-    ``section.figure`` (:func:`ui.export.wide_figures`)."""
-    from model.evaluate import evaluate
-
+    value, and the pinned baseline's value beside it, from its figures ``base``); returns the
+    wide frame for the CSV download: one row for the scenario and one for the baseline, one
+    typed column per ``section.figure`` (:func:`ui.export.wide_figures`)."""
     st.subheader("Breakdown")
-    base = compare.lens(evaluate, economics_section=False) if compare.baseline() else None
     if base is not None:
         base = {sec: base[sec] for sec in sections if sec in base}
     table = export.long_figures(figures, sections, base)

@@ -1,0 +1,176 @@
+"""The vocabulary a lens is declared in: one :class:`Lens` per lens (``ui/lenses/``) names its
+core call, its headline metrics, its charts, its tables, its downloads and its rows of the
+Compare table; the page (:mod:`ui.lens_view`), the HTML report (:mod:`ui.report`), the Compare
+table (:func:`ui.lenses.compare`) and the baseline's deltas and charts all render from it.
+
+Every callable of a declaration reads one :class:`View`: the scenario as the core computed it
+(``v.s``), the core call's whole result (``v.r``) and the lens's figures (``v.f``:
+:attr:`Lens.figures` of the result, in the namespace of :func:`model.evaluate.summary`:
+``decode.*``, ``cold_start.*``, ``economics.*``…), so a metric's path, its delta against the
+baseline and its Compare row name one figure the same way; ``v.base`` is the pinned baseline's
+view where a text depends on it.
+
+No streamlit here: declarations are data, and the report renders them without a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from model.compare import Row
+from model.scenario import Scenario
+
+@dataclass(frozen=True)
+class View:
+    """A lens computed for one scenario: what every callable of a declaration reads."""
+
+    s: Scenario
+    r: dict
+    f: dict
+    base: View | None = None
+
+
+Text = str | Callable[[View], str | None] | None
+
+
+def text(value: Text, v: View) -> str | None:
+    """A declaration's text: as it is, or computed from the view."""
+    return value(v) if callable(value) else value
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One headline metric.
+
+    ``path``: the figure it shows (dotted, in the lens's figures) and whose change against the
+    pinned baseline is its delta; ``show`` formats that figure, or ``value`` computes the text
+    from the view instead. ``better``: ``lower`` (times, costs), ``higher`` (throughput) or
+    None (no colour); ``unit`` follows the delta's number. ``delta`` False shows no baseline
+    delta; ``alone`` gives the delta shown when no baseline is pinned, or always where ``delta``
+    is False (``st.metric`` keyword arguments). ``when``: the metric is shown only where it holds. ``bound``: the value is a
+    bound (memory, compute…), its meaning is the help.
+    """
+
+    label: Text
+    path: str | None = None
+    show: Callable[[Any], str] | None = None
+    value: Callable[[View], str] | None = None
+    better: str | None = "lower"
+    unit: str = ""
+    help: Text = None
+    delta: bool = True
+    alone: Callable[[View], dict] | None = None
+    when: Callable[[View], bool] | None = None
+    bound: bool = False
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """A row of metrics, with a markdown line above it (``lead``) and a caption below."""
+
+    items: tuple[Metric, ...]
+    lead: Text = None
+    caption: Text = None
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart: ``build(v)`` gives its figure (:class:`ui.chart_common.SpecFigure`), for
+    the scenario and, the same call, for the pinned baseline.
+
+    ``name``: the slug its downloads are named after on the page. ``report``: its slug in the
+    HTML report (True: the same; False: not in the report). ``page_baseline``: the page draws
+    the baseline's chart with it (the report always does). ``measured(fig, v)``: the page adds
+    the session's uploaded measurements to it (never to the baseline or the report), and
+    ``note`` is a caption the page draws under it."""
+
+    name: str
+    build: Callable[[View], Any]
+    report: str | bool = True
+    page_baseline: bool = True
+    measured: Callable[[Any, View], Any] | None = None
+    note: Text = None
+
+    @property
+    def report_name(self) -> str | None:
+        if self.report is False:
+            return None
+        return self.name if self.report is True else self.report
+
+
+@dataclass(frozen=True)
+class Column:
+    """How the page shows one column of a table: its label, a number format (``%.3f``,
+    ``%.2f×``), a help and a width."""
+
+    label: str
+    format: str | None = None
+    help: str | None = None
+    width: str | None = None
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table: ``build(v)`` gives the data, which the downloads and the report use as it
+    is. On the page it is shown through ``shown`` (a frame → frame view, e.g. shares as
+    percentages) with its ``columns`` renamed and formatted, as a grid, or as a static table
+    (``static``) where cells are read whole. ``report``: its title in the report (None: not in
+    the report); ``download``: its name among the page's downloads (None: not downloaded)."""
+
+    name: str
+    build: Callable[[View], pd.DataFrame]
+    columns: dict[str, Column] = field(default_factory=dict)
+    shown: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    report: str | None = None
+    download: str | None = None
+    static: bool = False
+
+
+@dataclass(frozen=True)
+class Lens:
+    """One lens, declared once.
+
+    ``compute(s, trace)``: the core call (one call, every figure, chart and table of the lens;
+    ``trace`` is the Scale to zero page's uploaded trace or None); ``page_compute(s, baseline)``
+    the same on a page where the session keeps it (default: ``compute``, the baseline's kept
+    while it is unchanged). ``figures(r)``: the figures its metrics, deltas, breakdown and rows
+    read, in the summary's namespace. ``texts``: the lens's paragraphs and captions, by name. ``metrics``: named rows of headline metrics. ``charts`` and ``tables`` by name, in
+    the order the report shows them. ``breakdown``: the figures' sections in the page's
+    Breakdown table (the first download, "Figures"); ``downloads``: the tables downloaded beside
+    it, by name. ``rows``: the lens's headline figures in the Compare table and the report.
+    ``slug``: the page's name in file names; ``title``: its heading in the report."""
+
+    key: str
+    title: str
+    slug: str
+    compute: Callable[[Scenario, Any], dict]
+    figures: Callable[[dict], dict]
+    page_compute: Callable[[Scenario, bool], dict] | None = None
+    metrics: dict[str, Metrics] = field(default_factory=dict)
+    charts: tuple[Chart, ...] = ()
+    tables: tuple[Table, ...] = ()
+    breakdown: tuple[str, ...] = ()
+    downloads: tuple[str, ...] = ()
+    rows: tuple[Row, ...] = ()
+    texts: dict[str, Text] = field(default_factory=dict)
+
+    def view(self, s: Scenario, r: dict, base: View | None = None) -> View:
+        """The view of the result ``r`` of this lens's core call for ``s``."""
+        return View(s, r, self.figures(r), base)
+
+    def chart(self, name: str) -> Chart:
+        return _named(self.charts, name, self.key)
+
+    def table(self, name: str) -> Table:
+        return _named(self.tables, name, self.key)
+
+
+def _named(items, name: str, lens: str):
+    for item in items:
+        if item.name == name:
+            return item
+    raise KeyError(f"lens {lens!r} declares no {name!r}")

@@ -1,0 +1,143 @@
+"""A lens's declaration (:mod:`ui.lens`) drawn on its page: the core call once for the scenario
+and once for the pinned baseline (kept in the session while it is unchanged), then the headline
+metrics with their deltas, the charts with the baseline in them, the tables, the breakdown and
+the downloads, each by its name in the declaration.
+
+A page reads like a table of contents::
+
+    shown = lens_view.run(ROOFLINE, s)
+    shown.metrics("headline")
+    shown.chart("roofline", where=left)
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from model import codecs
+from model.scenario import Scenario
+from ui import compare, layout, state
+from ui.chart_view import chart
+from ui.lens import Lens, Metric, View, text
+
+
+def _compute(lens: Lens, s: Scenario, baseline: bool) -> dict:
+    if lens.page_compute is not None:
+        return lens.page_compute(s, baseline)
+    if not baseline:
+        return lens.compute(s, None)
+    key = tuple(codecs.to_params(s))
+    return state.session_cached(f"_whatif_base_{lens.key}", key, lambda: lens.compute(s, None))
+
+
+def run(lens: Lens, s: Scenario) -> Shown:
+    """``lens`` computed for the scenario ``s`` and, when one is pinned, for the baseline."""
+    b = compare.baseline()
+    base = None if b is None else lens.view(b, _compute(lens, b, True))
+    return Shown(lens, lens.view(s, _compute(lens, s, False), base))
+
+
+class Shown:
+    """One lens on its page: draw its parts by name."""
+
+    def __init__(self, lens: Lens, view: View):
+        self.lens = lens
+        self.view = view
+        self.s, self.r, self.f = view.s, view.r, view.f
+        self.base = view.base
+        self.deltas = compare.Deltas(view.f, view.base and view.base.f)
+
+    def text(self, name: str) -> str | None:
+        """The lens's text ``name`` for this view."""
+        return text(self.lens.texts[name], self.view)
+
+    def markdown(self, name: str, where=None) -> None:
+        value = self.text(name)
+        if value:
+            (where or st).markdown(value)
+
+    def caption(self, name: str, where=None) -> None:
+        value = self.text(name)
+        if value:
+            (where or st).caption(value)
+
+    def metrics(self, name: str) -> None:
+        """The row of metrics ``name``: its lead line, one column per metric shown, its
+        caption."""
+        row = self.lens.metrics[name]
+        v = self.view
+        lead = text(row.lead, v)
+        if lead:
+            st.markdown(lead)
+        items = [m for m in row.items if m.when is None or m.when(v)]
+        for col, m in zip(st.columns(len(items)), items, strict=True):
+            self._metric(col, m)
+        caption = text(row.caption, v)
+        if caption:
+            st.caption(caption)
+
+    def _metric(self, col, m: Metric) -> None:
+        v = self.view
+        if m.value is not None:
+            value = m.value(v)
+        else:
+            raw = compare.lookup(v.f, m.path)
+            value = (m.show or layout.fmt)(raw) if not m.bound else raw
+        help_text = layout.BOUND_HELP.get(value) if m.bound else text(m.help, v)
+        if m.delta and self.deltas and m.path:
+            delta = self.deltas(m.path, m.better, m.unit)
+        else:
+            delta = m.alone(v) if m.alone is not None else {}
+        col.metric(text(m.label, v), value, help=help_text, **delta)
+
+    def figure(self, name: str, baseline: bool = False):
+        """The chart ``name``'s figure for the scenario (or the baseline's; None if none)."""
+        c = self.lens.chart(name)
+        if baseline:
+            return None if self.base is None else c.build(self.base)
+        return c.build(self.view)
+
+    def chart(self, name: str, where=None) -> None:
+        """The chart ``name`` with the session's measurements over it (where it takes them),
+        the baseline's chart in it or beneath it, and its note under it."""
+        c = self.lens.chart(name)
+        fig = c.build(self.view)
+        if c.measured is not None:
+            fig = c.measured(fig, self.view)
+        base = c.build(self.base) if self.base is not None and c.page_baseline else None
+        chart(fig, c.name, base=base, where=where)
+        note = text(c.note, self.view)
+        if note:
+            (where or st).caption(note)
+
+    def table(self, name: str, where=None) -> None:
+        """The table ``name`` as the page shows it: renamed, formatted columns."""
+        t = self.lens.table(name)
+        frame = t.build(self.view)
+        if t.shown is not None:
+            frame = t.shown(frame)
+        frame = frame.rename(columns={k: c.label for k, c in t.columns.items()})
+        where = where or st
+        if t.static:
+            where.table(frame, hide_index=True, width="stretch")
+            return
+        config = {}
+        for c in t.columns.values():
+            if c.width:
+                config[c.label] = st.column_config.TextColumn(width=c.width)
+            elif c.format or c.help:
+                kw = {"help": c.help} if c.help else {}
+                config[c.label] = st.column_config.NumberColumn(format=c.format, **kw)
+        where.dataframe(frame, hide_index=True, width="stretch", column_config=config)
+
+    def downloads(self) -> None:
+        """The Breakdown table (when the lens has one) and the download buttons: the scenario
+        as YAML, the breakdown as "Figures" and each of the lens's downloaded tables."""
+        tables = {}
+        if self.lens.breakdown:
+            base = self.base and self.base.f
+            tables["Figures"] = layout.breakdown(self.f, self.lens.breakdown, base)
+        for name in self.lens.downloads:
+            t = self.lens.table(name)
+            tables[t.download] = t.build(self.view)
+        layout.downloads(self.s, tables, self.lens.slug)

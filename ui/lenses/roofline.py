@@ -1,0 +1,172 @@
+"""The Roofline lens, declared once (SPEC 4.1): is decode memory-, compute- or overhead-bound,
+and what do graphs, FP8/INT4 and batching buy?"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from model.compare import Row
+from model.evaluate import roofline_lens
+from ui import measure_data, roofline_charts
+from ui.layout import fmt
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lenses.common import REQUEST
+from ui.measure_charts import with_measured
+from ui.text import step_ms
+
+
+def _step_help(v: View) -> str:
+    dec = v.f["decode"]
+    return (
+        f"GPU {dec['t_gpu_ms']:.3f} ms (memory {dec['t_memory_ms']:.3f}, compute "
+        f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
+        f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms"
+    )
+
+
+def _split(v: View) -> str:
+    dec = v.f["decode"]
+    return (
+        f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
+        f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
+        f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
+    )
+
+
+def _ai(v: View) -> str:
+    rf = v.f["roofline"]
+    return f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
+
+
+HEADLINE = Metrics(
+    (
+        Metric("Aggregate tok/s", "decode.tokens_per_s", better="higher"),
+        Metric("Per-sequence tok/s", "decode.tokens_per_s_per_seq", better="higher"),
+        Metric("Step time", "decode.t_step_ms", show=step_ms, unit="ms", help=_step_help),
+        Metric("Bound", "decode.bound", bound=True),
+        Metric(
+            "AI vs ridge",
+            "roofline.arithmetic_intensity",
+            value=_ai,
+            better=None,
+            unit="FLOP/B",
+            help=lambda v: "Arithmetic intensity (FLOPs per byte read) of this step against the "
+            f"ridge point of the compute dtype ({v.f['roofline']['compute_dtype']}): below the "
+            "ridge the step waits on memory, above it on the arithmetic.",
+        ),
+        Metric(
+            "Max batch in HBM",
+            "memory.max_batch",
+            show=lambda x: f"{x:,}",
+            better="higher",
+            help=lambda v: f"Sequences whose KV cache fits at {max(v.s.context_tokens, 1):,} "
+            "context tokens, in the GPU memory left after the weights and the CUDA graphs.",
+        ),
+    ),
+    caption=_split,
+)
+
+
+def _roofline(v: View):
+    rf = v.f["roofline"]
+    return roofline_charts.roofline_figure(
+        v.s,
+        v.r["sweep"],
+        v.r["current_index"],
+        rf["ridge_flop_per_byte"],
+        rf["compute_dtype"],
+        v.f["request"],
+    )
+
+
+def _step_time(v: View):
+    return roofline_charts.step_composition_figure(
+        v.r["sweep"],
+        v.s.batch,
+        v.r["ridge_batch"],
+        v.f["memory"]["max_batch"],
+        None if v.s.cuda_graphs == "none" else max(v.s.capture_sizes),
+    )
+
+
+MEASURED_STEPS = {"step_ms", "tpot_ms"}
+
+
+def _measured_steps(fig, v: View):
+    return with_measured(fig, measure_data.lens_points(MEASURED_STEPS))
+
+
+def _measured_note(v: View) -> str | None:
+    measured = measure_data.lens_points(MEASURED_STEPS)
+    if not measured:
+        return None
+    return (
+        f"Diamonds: {len(measured)} measured steps uploaded on the Measurements page, at "
+        "their own context and graphs mode (the curves are this scenario's)."
+    )
+
+
+def _amdahl(v: View) -> str:
+    am = v.r["amdahl"]
+    return (
+        f"**Amdahl's estimate for INT4.** Reading the weights is f = {am['fraction']:.0%} of the "
+        "BF16 eager "
+        f"step; INT4 speeds them up {am['weights_speedup']:.3g}× (the table's weights), so "
+        f"1 / ((1 − f) + f/{am['weights_speedup']:.3g}) = "
+        f"**{am['estimate']:.2f}×**; the table's INT4 row gives {am['table']:.2f}×."
+    )
+
+
+def _ms(label: str) -> Column:
+    return Column(label, "%.3f")
+
+
+ROOFLINE = Lens(
+    key="roofline",
+    title="Roofline",
+    slug="roofline",
+    compute=lambda s, trace=None: roofline_lens(s),
+    figures=lambda r: r["figures"],
+    metrics={"headline": HEADLINE, "request": REQUEST},
+    charts=(
+        Chart("roofline", _roofline),
+        Chart("step-time", _step_time, measured=_measured_steps, note=_measured_note),
+        Chart("hbm", lambda v: roofline_charts.memory_figure(v.f["memory"])),
+    ),
+    tables=(
+        Table(
+            "seed-table",
+            lambda v: pd.DataFrame(v.r["seed_table"]),
+            columns={
+                "configuration": Column("configuration"),
+                "t_hbm_ms": _ms("HBM reads [ms]"),
+                "t_fixed_ms": _ms("launches + host [ms]"),
+                "t_step_ms": _ms("step [ms]"),
+                "speedup": _ms("vs BF16 eager"),
+                "tokens_per_s": Column("tok/s", "%.1f"),
+            },
+            report="BF16/INT4 × CUDA graphs",
+            download="INT4 table",
+        ),
+        Table(
+            "sweep",
+            lambda v: pd.DataFrame({k: val for k, val in v.r["sweep"].items()}),
+            download="Batch sweep",
+        ),
+    ),
+    breakdown=("roofline", "decode", "request", "memory"),
+    downloads=("sweep", "seed-table"),
+    rows=(
+        Row("Decode", "Aggregate throughput", "decode.tokens_per_s", "tok/s", "higher"),
+        Row("Decode", "Per-sequence throughput", "decode.tokens_per_s_per_seq", "tok/s", "higher"),
+        Row("Decode", "Step time", "decode.t_step_ms", "ms"),
+        Row("Decode", "Bound", "decode.bound", better=None),
+        Row("Decode", "Max batch in HBM", "memory.max_batch", "sequences", "higher"),
+        Row("Decode", "Weights per GPU", "memory.weights_per_gpu_gb", "GB"),
+        Row("Request", "Time to first token", "request.ttft_ms", "ms"),
+        Row("Request", "Time per output token", "request.tpot_ms", "ms"),
+        Row("Request", "End-to-end latency", "request.e2e_s", "s"),
+        Row("Request", "Requests per second", "request.requests_per_s", "req/s", "higher"),
+    ),
+    texts={"amdahl": _amdahl},
+)
