@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
-from model.measurements import MAX_BYTES
+from model.readers.measurements import MAX_BYTES
 
 ID_LENGTH = 64
 _ID = re.compile(r"[0-9a-f]{64}")
