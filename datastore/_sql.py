@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from datastore import READ_TOUCH_S, TABLE, Limits, Stored, Unavailable, check_id, check_put
+from datastore._base import READ_TOUCH_S, TABLE, Limits, Stored, Unavailable, check_id, check_put
 
 
 class SQLStore:

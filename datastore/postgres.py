@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from urllib.parse import unquote, urlsplit
 
-from datastore import (
+from datastore._base import (
     CONNECT_TIMEOUT_S,
     ENV_URL,
     STATEMENT_TIMEOUT_S,

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from datastore import CONNECT_TIMEOUT_S, Limits, Unavailable
+from datastore._base import CONNECT_TIMEOUT_S, Limits, Unavailable
 from datastore._sql import SQLStore
 
 

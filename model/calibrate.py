@@ -1,11 +1,11 @@
 """Calibration: the scenario's efficiencies and overheads fitted to measurements (SPEC 4.5).
 
-Measured points come from imported :class:`~model.measurements.Dataset` s; the model value of
-each point comes from the same core functions every lens uses (:func:`model.decode.sweep`,
-:func:`model.request.request_figures`, :func:`model.cold_start.cold_start`), so a fitted key
-moves every lens. The fitted values are ordinary scenario keys (a calibration is a set of
-overrides of the engine profile's values, SPEC 4.0); evaluating the scenario with them applied
-reproduces the points they were fitted to, within the residuals reported.
+Measured points come from imported :class:`~model.readers.measurements.Dataset` s; the model value
+of each point comes from the same core functions every lens uses (:func:`model.decode.sweep`,
+:func:`model.request.request_figures`, :func:`model.cold_start.cold_start`), so a fitted key moves
+every lens. The fitted values are ordinary scenario keys (a calibration is a set of overrides of the
+engine profile's values, SPEC 4.0); evaluating the scenario with them applied reproduces the points
+they were fitted to, within the residuals reported.
 
 What each kind of data identifies
 ---------------------------------
@@ -63,7 +63,7 @@ import numpy as np
 from model import cold_start as cold
 from model import decode, launch
 from model.errors import ScenarioError
-from model.measurements import COLD_ITEMS, Dataset
+from model.readers.measurements import COLD_ITEMS, Dataset
 from model.request import request_figures
 from model.scenario import CALIBRATED_KEYS, Scenario
 from model.units import GB, MS
@@ -280,7 +280,7 @@ def _log_points(ds: Dataset) -> list[Point]:
                 {"bytes_per_rank": gib * GIB, "seconds": secs, "ranks": ranks},
             )
         )
-    # the log parser's item-5 compile part (model.vllm_log decides which lines make it: the
+    # the log parser's item-5 compile part (model.readers.vllm_log decides which lines make it: the
     # printed total, Dynamo + Inductor or cache load, the 2026 "compilation:" time); a data set
     # built without the parser's items falls back to the printed total
     items = ds.extra.get("items") or {}

@@ -11,12 +11,13 @@ import json
 import sys
 from pathlib import Path
 
-from model import calibrate, codecs, importers, vllm_log
+from model import calibrate, codecs
 from model.errors import ScenarioError
 from model.evaluate import evaluate, strict_figures
-from model.measurements import MAX_BYTES
 from model.overrides import resolve
 from model.presets import all_preset_ids
+from model.readers import importers, vllm_log
+from model.readers.measurements import MAX_BYTES
 
 MAX_FILE_BYTES = codecs.MAX_YAML_BYTES
 MAX_DATA_BYTES = MAX_BYTES  #: a measurement file (CSV, log, benchmark output)
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             trace = None
             if args.trace:
-                from model.traces import read_trace_file  # only when a trace is replayed
+                from model.readers.traces import read_trace_file  # only when a trace is replayed
 
                 trace = read_trace_file(args.trace)
             result = strict_figures(evaluate(scenario, trace))

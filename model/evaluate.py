@@ -32,7 +32,7 @@ from model.units import GB, GIB, MS, TERA, US
 
 def evaluate(s: Scenario, trace=None, economics_section: bool = True) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``; the
-    ``economics`` section replays ``trace`` (:class:`model.traces.Trace`) when one is given,
+    ``economics`` section replays ``trace`` (:class:`model.readers.traces.Trace`) when one is given,
     else the scenario's traffic profile. Lenses that do not show it leave it out
     (``economics_section=False``: ~10 ms of every run of those pages)."""
     s = s.effective()

@@ -7,7 +7,7 @@ import streamlit as st
 
 from model.calibrate import Calibration
 from model.errors import ScenarioError
-from model.measurements import CSV_SCHEMAS, template_csv
+from model.readers.measurements import CSV_SCHEMAS, template_csv
 from ui import measure_charts as charts
 from ui import measure_data as data
 from ui import measure_view as view

@@ -19,8 +19,8 @@ import pytest
 from model.calibrate import calibrate, overlay_curves
 from model.cold_start import cold_start_lens
 from model.economics import economics_lens
-from model.examples import examples, load_example
 from model.overrides import resolve
+from model.readers.examples import examples, load_example
 from ui import economics_charts, measure_charts
 from ui.chart_common import (
     CHAR_PX,

@@ -1,6 +1,6 @@
-"""Benchmark-output importers (``model.bench_import``, SPEC 4.5): one hand-written file per format
-and variant in ``tests/data/bench/`` with the figures expected by hand, the real published files
-in ``shared/fixtures/bench_formats`` when that folder is there, and bad input."""
+"""Benchmark-output importers (``model.readers.bench_import``, SPEC 4.5): one hand-written file
+per format and variant in ``tests/data/bench/`` with the figures expected by hand, the real
+published files in ``shared/fixtures/bench_formats`` when that folder is there, and bad input."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.bench_import import FORMATS, read_bench
 from model.errors import ScenarioError
-from model.importers import import_file
-from model.measurements import decode_text
+from model.readers.bench_import import FORMATS, read_bench
+from model.readers.importers import import_file
+from model.readers.measurements import decode_text
 
 DATA = Path(__file__).resolve().parent / "data" / "bench"
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "bench_formats"

@@ -13,8 +13,8 @@ from model import decode
 from model.calibrate import calibrate, model_values
 from model.cold_start import cold_start
 from model.errors import ScenarioError
-from model.measurements import Dataset
 from model.overrides import resolve
+from model.readers.measurements import Dataset
 from model.request import request_figures
 
 BASE = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}

@@ -1,8 +1,9 @@
 """The capture kit (tools/capture) on a machine without a GPU and without torch.
 
-Statistics, bandwidth arithmetic, CSV cells and headers (held to model.measurements.CSV_SCHEMAS),
-the command line, the no-torch and no-GPU exits, and the whole run driven through a stand-in
-``torch`` package (tests only: it checks the kit's calls and files, not any timing).
+Statistics, bandwidth arithmetic, CSV cells and headers (held to
+model.readers.measurements.CSV_SCHEMAS), the command line, the no-torch and no-GPU exits, and the
+whole run driven through a stand-in ``torch`` package (tests only: it checks the kit's calls and
+files, not any timing).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from model.measurements import CSV_SCHEMAS, number
+from model.readers.measurements import CSV_SCHEMAS, number
 from tools.capture import cli, cold, gpu
 from tools.capture.output import (
     FILES,

@@ -1,4 +1,4 @@
-"""Our own measurement CSV formats (SPEC 4.5; model/csv_import.py, rules in its docstring).
+"""Our own measurement CSV formats (SPEC 4.5; model/readers/csv_import.py, rules in its docstring).
 
 Expected values are hand calculations written beside each assertion or the fixture's own cells
 (tests/data/csv/, written for these tests; the numbers in them are made up, not measurements).
@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
-from model.csv_import import MAX_LINE, detect_schema, read_csv
 from model.errors import ScenarioError
-from model.measurements import CSV_SCHEMAS, MAX_ROWS, decode_text, template_csv
+from model.readers.csv_import import MAX_LINE, detect_schema, read_csv
+from model.readers.measurements import CSV_SCHEMAS, MAX_ROWS, decode_text, template_csv
 from model.scenario import CUDA_GRAPHS_MODES
 
 DATA = Path(__file__).parent / "data" / "csv"

@@ -33,7 +33,7 @@ from datastore import (
     open_store,
 )
 from datastore.sqlite import SQLiteStore
-from model.measurements import MAX_BYTES
+from model.readers.measurements import MAX_BYTES
 
 DAY = 86400.0
 DEFAULT_LIMITS = Limits()

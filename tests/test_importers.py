@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.errors import ScenarioError
-from model.importers import import_file
-from model.measurements import MAX_BYTES
+from model.readers.importers import import_file
+from model.readers.measurements import MAX_BYTES
 
 DATA = Path(__file__).resolve().parent / "data"
 EXPECTED_KIND = {

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from model.examples import examples
 from model.presets import scenario_names
+from model.readers.examples import examples
 from tests.test_datastore import postgres_url  # noqa: F401 - the real PostgreSQL server fixture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,7 +119,7 @@ def test_a_bad_calibrated_key_in_a_link_is_named_and_the_page_still_works():
 )
 def test_bad_files_are_refused_with_a_message_naming_the_file(name, data, needle):
     from model.errors import ScenarioError
-    from model.importers import import_file
+    from model.readers.importers import import_file
 
     with pytest.raises(ScenarioError) as err:
         import_file(name, data)

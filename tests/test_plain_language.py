@@ -15,8 +15,8 @@ from google.protobuf.message import Message
 from pandas.api.types import is_numeric_dtype
 from streamlit.testing.v1 import AppTest
 
-from model.examples import examples
 from model.overrides import resolve
+from model.readers.examples import examples
 from ui import text
 from ui.text import SOURCE_NAMES, SOURCE_TITLES
 

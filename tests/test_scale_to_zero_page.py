@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from model.traces import read_trace
+from model.readers.traces import read_trace
 from model.traffic import traffic_profiles
 
 ROOT = Path(__file__).resolve().parent.parent

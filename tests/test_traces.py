@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 from model.errors import ScenarioError
-from model.measurements import MAX_BYTES, MAX_PROBLEMS
-from model.traces import (
+from model.readers.measurements import MAX_BYTES, MAX_PROBLEMS
+from model.readers.traces import (
     ACCEPTED_HEADERS,
     MAX_TRACE_ROWS,
     read_trace,

@@ -1,4 +1,4 @@
-"""The vLLM start-up log parser (model/vllm_log.py, SPEC 4.5 ``whatif parse-log``).
+"""The vLLM start-up log parser (model/readers/vllm_log.py, SPEC 4.5 ``whatif parse-log``).
 
 Three sets of inputs: the project's own small logs in ``tests/data/logs`` (one per vLLM version
 family, written in the formats of public logs, expected figures written by hand below); the real
@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model.errors import ScenarioError
-from model.measurements import MAX_PROBLEMS
-from model.vllm_log import FIGURE_KEYS, MAX_LINE, parse_log, parse_log_bytes
+from model.readers.measurements import MAX_PROBLEMS
+from model.readers.vllm_log import FIGURE_KEYS, MAX_LINE, parse_log, parse_log_bytes
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "vllm_logs"
@@ -1002,7 +1002,7 @@ def test_each_line_format(line, want):
     ],
 )
 def test_unknown_and_nested_prefixes_keep_the_rank(line, rank):
-    from model.vllm_log import _clean
+    from model.readers.vllm_log import _clean
 
     rows = _clean(line, 1)
     assert len(rows) == 1 and rows[0].rank == rank and rows[0].prefixed

@@ -43,7 +43,7 @@ def trace():
 
 
 def _on_trace() -> None:
-    from model.traces import read_trace
+    from model.readers.traces import read_trace
 
     st.session_state[TRACE_ERROR] = None
     upload = st.session_state.get("w_trace_upload")
@@ -184,7 +184,7 @@ def controls(s: Scenario) -> None:
 
 
 def trace_area() -> None:
-    from model.traces import trace_template
+    from model.readers.traces import trace_template
 
     tr = trace()
     with st.expander("Replay a request trace", expanded=tr is not None):

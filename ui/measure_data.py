@@ -23,9 +23,9 @@ import streamlit as st
 
 import datastore
 from model.errors import ScenarioError
-from model.examples import examples, load_example
-from model.importers import import_file
-from model.measurements import MAX_BYTES, Dataset
+from model.readers.examples import examples, load_example
+from model.readers.importers import import_file
+from model.readers.measurements import MAX_BYTES, Dataset
 from ui import state
 from ui.text import md_escape
 

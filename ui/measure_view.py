@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
-from model.examples import examples
-from model.measurements import Dataset
+from model.readers.examples import examples
+from model.readers.measurements import Dataset
 from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state

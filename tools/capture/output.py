@@ -1,9 +1,9 @@
 """What the capture kit writes: the four CSVs in the app's upload schema and ``env.json``.
 
-Pure standard library. The column lists below are the app's ``model.measurements.CSV_SCHEMAS``
-(required columns first, then optional ones; no other columns, so the app's importer reads every
-one); ``tests/test_capture_kit.py`` holds them to that schema. Repeat counts and spreads go into
-the ``note`` column, without commas.
+Pure standard library. The column lists below are the app's
+``model.readers.measurements.CSV_SCHEMAS`` (required columns first, then optional ones; no other
+columns, so the app's importer reads every one); ``tests/test_capture_kit.py`` holds them to that
+schema. Repeat counts and spreads go into the ``note`` column, without commas.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tools.capture.stats import Summary, gb_s, launch_us, matvec_bytes, summarize
 
-#: file name → (schema kind in model.measurements.CSV_SCHEMAS, columns in order)
+#: file name → (schema kind in model.readers.measurements.CSV_SCHEMAS, columns in order)
 FILES: dict[str, tuple[str, tuple[str, ...]]] = {
     "launch.csv": ("launch", ("kernels", "eager_ms", "graph_ms", "note")),
     "h2d.csv": ("h2d", ("mode", "bytes", "ms", "gb_s", "note")),

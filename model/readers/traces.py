@@ -21,18 +21,18 @@ BurstGPT file whose first request is later says so in a notice). Unsorted rows a
 the same instant are legitimate: they are sorted (stably, tokens with their request), with a
 notice.
 
-Bad input (SPEC section 6). The whole file is refused, as a :class:`ScenarioError` keyed by the
-file name, when it is empty, binary or not UTF-8, larger than allowed, has only a header, has a
-header that is none of the three (the message lists them), or keeps no row. Single rows are
-refused — counted in ``rows_refused``, listed in ``problems`` by line (at most
-:data:`~model.measurements.MAX_PROBLEMS`, then a count of the rest), the rest kept — for an empty,
-non-numeric, NaN, infinite or negative value, a timestamp that does not parse, a token count that
-is not a whole number or is above :data:`MAX_TOKENS`, an arrival above :data:`MAX_ARRIVAL_S` (an
-absolute timestamp that far from the trace's median: a typo'd year), a line with more fields than
-the header, and a value under a header column without a name (trailing commas). Blank lines (or
-lines of only commas) are skipped with a notice. More than ``max_rows`` rows: the first
-``max_rows`` are used and a notice says how many were not read; the rest is never parsed. Every
-notice and problem is plain text: a caller shows it as text, never as HTML.
+Bad input (SPEC section 6). The whole file is refused, as a :class:`ScenarioError` keyed by the file
+name, when it is empty, binary or not UTF-8, larger than allowed, has only a header, has a header
+that is none of the three (the message lists them), or keeps no row. Single rows are refused —
+counted in ``rows_refused``, listed in ``problems`` by line (at most
+:data:`~model.readers.measurements.MAX_PROBLEMS`, then a count of the rest), the rest kept — for an
+empty, non-numeric, NaN, infinite or negative value, a timestamp that does not parse, a token count
+that is not a whole number or is above :data:`MAX_TOKENS`, an arrival above :data:`MAX_ARRIVAL_S`
+(an absolute timestamp that far from the trace's median: a typo'd year), a line with more fields
+than the header, and a value under a header column without a name (trailing commas). Blank lines (or
+lines of only commas) are skipped with a notice. More than ``max_rows`` rows: the first ``max_rows``
+are used and a notice says how many were not read; the rest is never parsed. Every notice and
+problem is plain text: a caller shows it as text, never as HTML.
 
 Speed: one ``pandas.read_csv`` call with explicit dtypes (C parser), then numpy; no Python loop
 per row. Measured on the 2-core development machine (Python 3.11, pandas 3.1, numpy 2.4) with
@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 
 from model.errors import ScenarioError
-from model.measurements import MAX_BYTES, MAX_PROBLEMS, Problem, decode_text
+from model.readers.measurements import MAX_BYTES, MAX_PROBLEMS, Problem, decode_text
 
 MAX_TRACE_ROWS = 2_000_000  #: rows read from one trace; the rest is not parsed (with a notice)
 MAX_TRACE_FILE_BYTES = 300_000_000  #: :func:`read_trace_file` (the CLI); uploads: ``MAX_BYTES``
@@ -202,7 +202,8 @@ def read_trace(
     name: str, data: bytes, max_rows: int = MAX_TRACE_ROWS, *, max_bytes: int = MAX_BYTES
 ) -> Trace:
     """A trace from an uploaded file's bytes (uploads: ``max_bytes`` =
-    :data:`model.measurements.MAX_BYTES`). Raises :class:`ScenarioError` keyed by ``name``."""
+    :data:`model.readers.measurements.MAX_BYTES`). Raises :class:`ScenarioError` keyed by
+    ``name``."""
     data = bytes(data)
     _check_size(name, len(data), max_bytes)
     if len(data) <= MAX_BYTES:

@@ -8,8 +8,8 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field
 
 from model.datafiles import PRESETS_DIR, load_file
-from model.importers import import_file
-from model.measurements import Dataset
+from model.readers.importers import import_file
+from model.readers.measurements import Dataset
 
 
 class Example(BaseModel):

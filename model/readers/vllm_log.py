@@ -1,7 +1,7 @@
 """Read the start-up timings out of a vLLM server log (SPEC 4.5, ``whatif parse-log``).
 
 :func:`parse_log` turns the text of a vLLM start-up log, as people paste it, into a
-:class:`~model.measurements.Dataset` (``format="vllm_log"``, ``kind="startup_log"``) whose
+:class:`~model.readers.measurements.Dataset` (``format="vllm_log"``, ``kind="startup_log"``) whose
 ``figures`` carry the SPEC 4.5 names, in seconds or GiB, the largest over the ranks that print
 the same line; ``conditions`` what the log says about the run; ``extra`` the cold-start line
 items the figures support (``items``), the vLLM ``version``, the number of ``ranks`` seen, the
@@ -174,7 +174,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from model.errors import ScenarioError
-from model.measurements import Dataset, decode_text, number
+from model.readers.measurements import Dataset, decode_text, number
 
 MAX_LINE = 20_000  #: longer lines are skipped (a problem says which)
 MAX_JOINS = 3  #: continuation lines joined onto one line at most
@@ -1598,7 +1598,7 @@ def _read_rows(rows: list[_Row], parser: _Parser) -> None:
 
 def parse_log_bytes(name: str, data: bytes) -> Dataset:
     """:func:`parse_log` of an uploaded file's bytes (decoded by
-    :func:`~model.measurements.decode_text`: size-limited, binary refused)."""
+    :func:`~model.readers.measurements.decode_text`: size-limited, binary refused)."""
     return parse_log(decode_text(name, data), name)
 
 

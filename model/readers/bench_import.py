@@ -1,9 +1,9 @@
 """Importers for serving, latency and throughput benchmark outputs (SPEC 4.5, ``whatif import``).
 
 :func:`read_bench` takes the text of one file and its name and returns a
-:class:`~model.measurements.Dataset`, or None when the text is none of the formats below (so a
-dispatcher can try others), or raises :class:`~model.errors.ScenarioError` (key: the file name)
-when the text is recognisably one of them but nothing usable can be read.
+:class:`~model.readers.measurements.Dataset`, or None when the text is none of the formats below
+(so a dispatcher can try others), or raises :class:`~model.errors.ScenarioError` (key: the file
+name) when the text is recognisably one of them but nothing usable can be read.
 
 Formats (``Dataset.format``; ``kind`` in brackets):
 
@@ -163,8 +163,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from model.errors import ScenarioError
-from model.measurements import Dataset
-from model.measurements import number as _measurements_number
+from model.readers.measurements import Dataset
+from model.readers.measurements import number as _measurements_number
 
 #: benchmark runs read from one file (a run is a whole result; more would only cost time
 #: while the server holds the interpreter: 100 000 one-line runs took ~6 s to read)
@@ -216,8 +216,8 @@ _SGLANG_E2E = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$")
 
 
 def _number(raw) -> float | None:
-    """:func:`model.measurements.number`, and None where it raises: it lets an exponent with no
-    mantissa ("E10") through its pattern to ``float()``, which refuses it."""
+    """:func:`model.readers.measurements.number`, and None where it raises: it lets an exponent
+    with no mantissa ("E10") through its pattern to ``float()``, which refuses it."""
     try:
         return _measurements_number(raw)
     except ValueError:

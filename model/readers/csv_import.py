@@ -1,9 +1,10 @@
 """Readers for our own measurement CSV formats (SPEC 4.5; the schemas are
-:data:`model.measurements.CSV_SCHEMAS`: decode, launch, cold_start, request, bandwidth, h2d).
+:data:`model.readers.measurements.CSV_SCHEMAS`: decode, launch, cold_start, request, bandwidth,
+h2d).
 
 :func:`detect_schema` says which of our formats a header is; :func:`read_csv` reads a file into
-a :class:`~model.measurements.Dataset` (``format`` ``"<kind>_csv"``), returns None when the
-header is none of ours (so a dispatcher can try GenAI-Perf and the rest), and raises
+a :class:`~model.readers.measurements.Dataset` (``format`` ``"<kind>_csv"``), returns None when
+the header is none of ours (so a dispatcher can try GenAI-Perf and the rest), and raises
 :class:`~model.errors.ScenarioError` (key: the file name) when the file is clearly meant to be
 one of ours but nothing usable can be read. Files are parsed with Python's ``csv`` module, one
 record per line; nothing is evaluated.
@@ -18,7 +19,7 @@ Lines
     separator but not a line break (an unclosed quote refuses that row). A line longer than
     100,000 characters refuses the file (Python's csv field limit is left alone; with
     ``kind=None`` such a first line is simply not ours: None); text longer than
-    :data:`~model.measurements.MAX_BYTES` characters is refused too.
+    :data:`~model.readers.measurements.MAX_BYTES` characters is refused too.
 Separator
     Comma. A header with no comma but a tab (or else a semicolon) makes the file tab (or
     semicolon) separated. There, when every decimal number in the data is written with a
@@ -62,7 +63,7 @@ Detection
     header is not ours: None. With ``kind`` given, a header without that kind's required
     columns is a :class:`ScenarioError` naming them.
 Cells
-    Numbers as :func:`~model.measurements.number` reads them (thousands separators in quoted
+    Numbers as :func:`~model.readers.measurements.number` reads them (thousands separators in quoted
     cells, no NaN, no Inf). A unit in a cell is accepted only when it is the column's own unit
     (``21.4 ms`` in ``step_ms``, ``2 s`` in ``seconds``): the value is read as written. Any
     other unit (``0.0214 s`` in ``step_ms``, ``8 seqs`` in ``batch``) refuses the row: units
@@ -140,7 +141,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from model.errors import ScenarioError
-from model.measurements import COLD_ITEMS, CSV_SCHEMAS, MAX_BYTES, MAX_ROWS, Dataset, number
+from model.readers.measurements import COLD_ITEMS, CSV_SCHEMAS, MAX_BYTES, MAX_ROWS, Dataset, number
 from model.scenario import CUDA_GRAPHS_MODES
 
 MAX_LINE = 100_000  #: characters in one line
@@ -435,7 +436,7 @@ def _best(header: list[str], full: bool) -> _Header | None:
 
 
 def detect_schema(header: list[str]) -> str | None:
-    """Which of :data:`~model.measurements.CSV_SCHEMAS` a header row is (see the module
+    """Which of :data:`~model.readers.measurements.CSV_SCHEMAS` a header row is (see the module
     docstring's Detection), or None when it is none of ours."""
     h = _best(list(header), full=True)
     return h.kind if h else None
@@ -655,7 +656,7 @@ def read_csv(text: str, name: str, kind: str | None = None) -> Dataset | None:
     Parameters
     ----------
     text : str
-        The file's text (:func:`~model.measurements.decode_text` of the upload).
+        The file's text (:func:`~model.readers.measurements.decode_text` of the upload).
     name : str
         The file name: the key of any :class:`ScenarioError` and ``Dataset.name``.
     kind : str or None

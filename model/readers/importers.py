@@ -1,16 +1,16 @@
 """One entry point for every measurement file: recognise the format and read it (SPEC 4.5).
 
-:func:`import_file` decodes the bytes (:func:`model.measurements.decode_text`: size limit,
-binary refused, UTF-8), then tries the readers in an order that cannot mistake one format for
-another:
+:func:`import_file` decodes the bytes (:func:`model.readers.measurements.decode_text`: size
+limit, binary refused, UTF-8), then tries the readers in an order that cannot mistake one format
+for another:
 
 1. JSON or JSONL (the text starts with ``{`` or ``[``): a benchmark's result
-   (:func:`model.bench_import.read_bench`); any other JSON is refused by name.
-2. A CSV header: our own formats first (:func:`model.csv_import.read_csv`, recognised by their
-   columns), then GenAI-Perf's ``profile_export_genai_perf.csv``.
+   (:func:`model.readers.bench_import.read_bench`); any other JSON is refused by name.
+2. A CSV header: our own formats first (:func:`model.readers.csv_import.read_csv`, recognised
+   by their columns), then GenAI-Perf's ``profile_export_genai_perf.csv``.
 3. Text: a benchmark's stdout (the serving table, ``vllm bench latency`` / ``throughput``),
-   then a vLLM start-up log (:func:`model.vllm_log.parse_log`). Benchmark stdout comes first
-   because ``benchmark_latency`` prints the engine's start-up lines too.
+   then a vLLM start-up log (:func:`model.readers.vllm_log.parse_log`). Benchmark stdout comes
+   first because ``benchmark_latency`` prints the engine's start-up lines too.
 
 A file none of them recognises is a :class:`ScenarioError` naming the file and every accepted
 format.
@@ -18,9 +18,9 @@ format.
 
 from __future__ import annotations
 
-from model import bench_import, csv_import, vllm_log
 from model.errors import ScenarioError
-from model.measurements import Dataset, decode_text
+from model.readers import bench_import, csv_import, vllm_log
+from model.readers.measurements import Dataset, decode_text
 
 ACCEPTED = (
     "our CSVs (decode sweep, launch micro-benchmark, cold-start items, request latency, "
