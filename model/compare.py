@@ -29,31 +29,6 @@ class Row:
     digits: int = 3
 
 
-ROWS = (
-    Row("Decode", "Aggregate throughput", "decode.tokens_per_s", "tok/s", "higher"),
-    Row("Decode", "Per-sequence throughput", "decode.tokens_per_s_per_seq", "tok/s", "higher"),
-    Row("Decode", "Step time", "decode.t_step_ms", "ms"),
-    Row("Decode", "Bound", "decode.bound", better=None),
-    Row("Decode", "Max batch in HBM", "memory.max_batch", "sequences", "higher"),
-    Row("Decode", "Weights per GPU", "memory.weights_per_gpu_gb", "GB"),
-    Row("Request", "Time to first token", "request.ttft_ms", "ms"),
-    Row("Request", "Time per output token", "request.tpot_ms", "ms"),
-    Row("Request", "End-to-end latency", "request.e2e_s", "s"),
-    Row("Request", "Requests per second", "request.requests_per_s", "req/s", "higher"),
-    Row("Launch", "Kernels per step", "launch.kernels", "", None),
-    Row("Launch", "Step, eager", "launch.t_step_eager_ms", "ms"),
-    Row("Launch", "Step, with graphs", "launch.t_step_graph_ms", "ms"),
-    Row("Launch", "Graph speed-up", "launch.graph_speedup", "×", "higher"),
-    Row("Cold start", "Time to ready", "cold_start.total_s", "s"),
-    Row("Cold start", "Weights to HBM", "cold_start.weights_s", "s"),
-    Row("Cold start", "Graphs and compile", "cold_start.graphs_jit_s", "s"),
-    Row("Cold start", "Optimised time to ready", "cold_start_optimised.total_s", "s"),
-    Row("Scale to zero", "Recommended strategy", "economics.recommended", better=None),
-    Row("Scale to zero", "Cost per day (recommended)", "economics.best_total_usd_per_day", "$"),
-    Row("Scale to zero", "Cold starts per day", "economics.best_cold_starts_per_day", ""),
-)
-
-
 def lookup(figures: dict, path: str):
     """The value at a dotted ``path`` of a figures dict, or None where there is none."""
     value = figures
@@ -91,19 +66,20 @@ def change(value, first) -> float | None:
     return (value - first) / abs(first) if ok and first else None
 
 
-def compare(scenarios: list[Scenario]) -> list[dict]:
-    """One dict per row of :data:`ROWS`: ``section``, ``label``, ``unit``, ``better``,
+def compare(scenarios: list[Scenario], rows: tuple[Row, ...]) -> list[dict]:
+    """One dict per row of ``rows`` (each lens declares its own; :data:`ui.lenses.ROWS` is
+    them all, in the lenses' order): ``section``, ``label``, ``unit``, ``better``,
     ``values`` (one per scenario, in order), ``changes`` (each value's relative change against
     the first scenario's; None for the first and for text) and ``differs`` (whether any value
     differs from the first)."""
     if not 1 <= len(scenarios) <= MAX_SCENARIOS:
         raise ValueError(f"compare takes 1 to {MAX_SCENARIOS} scenarios, got {len(scenarios)}")
     figures = [with_best(summary(s)) for s in scenarios]
-    rows = []
-    for row in ROWS:
+    out = []
+    for row in rows:
         values = [lookup(f, row.path) for f in figures]
         first = values[0]
-        rows.append(
+        out.append(
             {
                 "section": row.section,
                 "label": row.label,
@@ -115,7 +91,7 @@ def compare(scenarios: list[Scenario]) -> list[dict]:
                 "differs": any(_differs(v, first) for v in values[1:]),
             }
         )
-    return rows
+    return out
 
 
 def _differs(a, b) -> bool:

@@ -3,9 +3,10 @@ more), every lens's headline figures as columns, each figure's change against th
 
 import streamlit as st
 
-from model.compare import MAX_SCENARIOS, compare
+from model.compare import MAX_SCENARIOS
 from ui import compare_view
 from ui.layout import scenario_caption
+from ui.lenses import compare
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Compare · What-If Explorer", page_icon="🆚", layout="wide")

@@ -253,12 +253,12 @@ def cli_case(args: list[str]) -> dict:
 
 def report_case(query: dict, base_query: dict | None) -> dict:
     from model.overrides import resolve
-    from ui import export
+    from ui.report import build_report
 
     s = resolve(list(query.items()), strict=True)[0]
     b = resolve(list(base_query.items()), strict=True)[0] if base_query else None
     link = "http://localhost:8501/?" + "&".join(f"{k}={v}" for k, v in query.items())
-    text = export.build_report(s, link, baseline=b, plotly_js="/* plotly */")
+    text = build_report(s, link, baseline=b, plotly_js="/* plotly */")
     return {"text": _report_text(text)}
 
 

@@ -9,12 +9,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from model import codecs
-from model.compare import ROWS, compare, lookup
+from model.compare import lookup
 from model.evaluate import roofline_lens, summary
 from model.overrides import resolve
 from ui import baseline_charts, roofline_charts
 from ui.chart_common import validated
 from ui.compare import changed_keys, delta_text, metric_delta
+from ui.lenses import ROWS, compare
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "seed-3b-4090"

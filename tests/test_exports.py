@@ -17,6 +17,7 @@ from model import codecs
 from model.overrides import resolve
 from ui import baseline_charts, export
 from ui.chart_common import figure, validated
+from ui.report import build_report
 
 SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*\.(csv|yaml|html|png)$")
 HOSTILE_MODEL = '<script>alert(1)</script> & "Evil" **7B**'
@@ -229,7 +230,7 @@ def hostile_report():
     s = scenario(("model.name", HOSTILE_MODEL), ("hardware.name", HOSTILE_GPU), ("batch", "8"))
     url = link(s)
     when = dt.datetime(2026, 1, 2, 3, 4, tzinfo=dt.UTC)
-    return s, url, export.build_report(s, url, now=when, plotly_js=FAKE_JS)
+    return s, url, build_report(s, url, now=when, plotly_js=FAKE_JS)
 
 
 def test_report_has_the_link_the_yaml_the_date_and_every_chart(hostile_report):
@@ -262,7 +263,7 @@ def test_report_escapes_every_user_text(hostile_report):
 def test_report_with_a_baseline_shows_both():
     s, b = scenario(("batch", "8")), scenario(("batch", "64"))
     url = link(s, extra=[("base.batch", "64")])
-    text = export.build_report(s, url, baseline=b, plotly_js=FAKE_JS)
+    text = build_report(s, url, baseline=b, plotly_js=FAKE_JS)
     assert "Baseline (pinned):" in text and "batch 64" in text
     assert "<th>baseline</th>" in text and "<th>change</th>" in text
     assert "dashed: baseline" in text and "Baseline YAML" in text
@@ -272,6 +273,6 @@ def test_report_with_a_baseline_shows_both():
 
 def test_report_builds_with_the_real_plotly_js_once():
     s = scenario(("batch", "8"))
-    text = export.build_report(s, link(s))
+    text = build_report(s, link(s))
     assert text.count("plotly.js v") == 1
     assert len(text) < 8_000_000

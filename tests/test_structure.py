@@ -220,11 +220,6 @@ def test_scripts_are_leaves():
     _assert_no_circle("app")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="ui/ has a known circle (economics_view → sidebar → export → layout → back), being "
-    "removed by the ui redesign; drop this mark once it is gone",
-)
 def test_ui_has_no_import_circle():
     _assert_no_circle("ui")
 

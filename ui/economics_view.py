@@ -7,11 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.economics import STRATEGIES, STRATEGY_NAMES
 from model.errors import ScenarioError
 from model.scenario import Scenario
-from ui import compare, state
-from ui.sidebar import _on_field, _sync
+from ui import state
 from ui.text import GLOSSARY, md_escape
 
 TRACE = "_whatif_trace"
@@ -84,7 +82,7 @@ def controls(s: Scenario) -> None:
     c[0].selectbox(
         "Traffic profile",
         list(profiles),
-        key=_sync("w_traffic", s.traffic),
+        key=state.sync_widget("w_traffic", s.traffic),
         format_func=lambda i: profiles[i].name,
         on_change=_on_traffic,
         disabled=tr is not None,
@@ -98,8 +96,8 @@ def controls(s: Scenario) -> None:
         max_value=1e6,
         step=0.1,
         format="%g",
-        key=_sync("w_rate_scale", s.rate_scale),
-        on_change=_on_field,
+        key=state.sync_widget("w_rate_scale", s.rate_scale),
+        on_change=state.on_field,
         args=("rate_scale",),
         help="Multiplies the arrival rate; on a trace it compresses (> 1) or stretches (< 1) "
         "its time axis, keeping its shape.",
@@ -109,8 +107,8 @@ def controls(s: Scenario) -> None:
         min_value=1.0,
         max_value=86400.0,
         step=30.0,
-        key=_sync("w_idle_timeout_s", s.idle_timeout_s),
-        on_change=_on_field,
+        key=state.sync_widget("w_idle_timeout_s", s.idle_timeout_s),
+        on_change=state.on_field,
         args=("idle_timeout_s",),
         help="A replica stops (or sleeps) after this long without requests (1 s to a day).",
     )
@@ -119,8 +117,8 @@ def controls(s: Scenario) -> None:
         min_value=0.0,
         max_value=86400.0,
         step=1.0,
-        key=_sync("w_sla_s", s.sla_s),
-        on_change=_on_field,
+        key=state.sync_widget("w_sla_s", s.sla_s),
+        on_change=state.on_field,
         args=("sla_s",),
         help=GLOSSARY["SLA"],
     )
@@ -130,8 +128,8 @@ def controls(s: Scenario) -> None:
         max_value=1e6,
         step=0.01,
         format="%g",
-        key=_sync("w_sla_penalty_usd", s.sla_penalty_usd),
-        on_change=_on_field,
+        key=state.sync_widget("w_sla_penalty_usd", s.sla_penalty_usd),
+        on_change=state.on_field,
         args=("sla_penalty_usd",),
         help="What one request that waits longer than the SLA costs.",
     )
@@ -144,15 +142,15 @@ def controls(s: Scenario) -> None:
             step=1,
             value=None,
             placeholder="auto (what the peak needs)",
-            key=_sync("w_warm_replicas", s.warm_replicas),
-            on_change=_on_field,
+            key=state.sync_widget("w_warm_replicas", s.warm_replicas),
+            on_change=state.on_field,
             args=("warm_replicas",),
             help="Replicas kept warm at all times (the warm floor); empty = what the peak hour needs.",
         )
         d[1].text_input(
             "Pre-warm hours",
-            key=_sync("w_prewarm_hours", s.prewarm_hours),
-            on_change=_on_field,
+            key=state.sync_widget("w_prewarm_hours", s.prewarm_hours),
+            on_change=state.on_field,
             args=("prewarm_hours",),
             help="Hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, 22-6 across "
             "midnight, or none.",
@@ -162,8 +160,8 @@ def controls(s: Scenario) -> None:
             min_value=0.0,
             max_value=1.0,
             step=0.1,
-            key=_sync("w_shared_while_asleep", s.shared_while_asleep),
-            on_change=_on_field,
+            key=state.sync_widget("w_shared_while_asleep", s.shared_while_asleep),
+            on_change=state.on_field,
             args=("shared_while_asleep",),
             help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
             "full).",
@@ -175,8 +173,8 @@ def controls(s: Scenario) -> None:
             step=0.1,
             value=None,
             placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",
-            key=_sync("w_gpu_hour_usd", s.raw.gpu_hour_usd),
-            on_change=_on_field,
+            key=state.sync_widget("w_gpu_hour_usd", s.raw.gpu_hour_usd),
+            on_change=state.on_field,
             args=("gpu_hour_usd",),
             help="Price of one GPU-hour; empty = the hardware preset's indicative price.",
         )
@@ -221,93 +219,3 @@ def trace_area() -> None:
     err = st.session_state.get(TRACE_ERROR)
     if err:
         st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
-
-
-def headline(eco: dict, base: dict | None = None) -> None:
-    """The recommended strategy and its figures against the warm floor (the page and the
-    landing summary): total per day, cold starts, p99 wait, SLA misses, break-even. With
-    ``base`` (the baseline's ``economics`` section) the deltas are against the baseline's
-    recommended strategy instead."""
-    pick = eco["recommended"]
-    rec, warm = eco[pick], eco["warm"]
-    if base is None:
-        against = "against the warm floor"
-        total_delta = {
-            "delta": f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
-            "delta_color": "inverse",
-        }
-        d = compare.Deltas(rec, None)
-    else:
-        against = (
-            f"against the baseline's recommended strategy ({STRATEGY_NAMES[base['recommended']]})"
-        )
-        d = compare.Deltas(rec, base[base["recommended"]])
-        total_delta = d("total_usd_per_day", "lower", "$")
-    st.markdown(
-        f"**Recommended: {STRATEGY_NAMES[pick]}** — the lowest total of GPU time and SLA "
-        f"penalties for this traffic; its figures below, {against}."
-    )
-    c = st.columns(5)
-    c[0].metric(
-        "Total per day",
-        f"${rec['total_usd_per_day']:,.2f}",
-        help="GPU-hours × price plus the SLA penalties, per day.",
-        **total_delta,
-    )
-    c[1].metric(
-        "Cold starts / day",
-        f"{rec['cold_starts_per_day']:,.1f}",
-        help="Start-ups from zero: each one makes the requests that arrive during it wait.",
-        **d("cold_starts_per_day", "lower"),
-    )
-    c[2].metric(
-        "p99 wait",
-        f"{rec['p99_wait_s']:,.1f} s",
-        help=f"{GLOSSARY['p99 wait']} The worst wait: {rec['worst_wait_s']:,.1f} s.",
-        **d("p99_wait_s", "lower", "s"),
-    )
-    c[3].metric(
-        "SLA misses / day",
-        f"{rec['sla_misses_per_day']:,.1f}",
-        help="Requests a day that wait longer than the start-up SLA, each paying the penalty.",
-        **d("sla_misses_per_day", "lower"),
-    )
-    be_delta = {}
-    if base is not None:
-        be_delta = compare.metric_delta(
-            eco["break_even_cold_start_s"], base["break_even_cold_start_s"], "higher", "s"
-        )
-    c[4].metric(
-        "Break-even cold start",
-        break_even_text(eco["break_even_cold_start_s"]),
-        help="The cold start below which scaling to zero is cheaper than the warm floor; this "
-        f"scenario's is {eco['cold_start_s']:,.0f} s (optimised "
-        f"{eco['cold_start_optimised_s']:,.0f} s)",
-        **be_delta,
-    )
-
-
-def break_even_text(be: float | None) -> str:
-    """The break-even cold start as shown: 0 means scaling to zero never pays, None that it
-    pays even with an hour-long cold start."""
-    return "never pays" if be == 0 else ("> 1 h" if be is None else f"{be:,.0f} s")
-
-
-def strategy_table(fig: dict) -> pd.DataFrame:
-    rows = []
-    for k in STRATEGIES:
-        f = fig[k]
-        rows.append(
-            {
-                "strategy": STRATEGY_NAMES[k] + (" ◀" if k == fig["recommended"] else ""),
-                "GPU-hours/day": round(f["gpu_hours_per_day"], 2),
-                "GPU USD/day": round(f["cost_usd_per_day"], 2),
-                "cold starts/day": round(f["cold_starts_per_day"], 2),
-                "delayed/day": round(f["delayed_requests_per_day"], 2),
-                "p99 wait [s]": round(f["p99_wait_s"], 2),
-                "worst wait [s]": round(f["worst_wait_s"], 2),
-                "SLA misses/day": round(f["sla_misses_per_day"], 2),
-                "total USD/day": round(f["total_usd_per_day"], 2),
-            }
-        )
-    return pd.DataFrame(rows)

@@ -24,6 +24,7 @@ import pandas as pd
 from model.compare import Row
 from model.scenario import Scenario
 
+
 @dataclass(frozen=True)
 class View:
     """A lens computed for one scenario: what every callable of a declaration reads."""

@@ -61,6 +61,13 @@ class Shown:
         if value:
             (where or st).caption(value)
 
+    def notice(self, name: str, kind: str = "info") -> None:
+        """The lens's text ``name`` as an ``info``, ``warning`` or ``error`` box, where it has
+        one for this view."""
+        value = self.text(name)
+        if value:
+            getattr(st, kind)(value)
+
     def metrics(self, name: str) -> None:
         """The row of metrics ``name``: its lead line, one column per metric shown, its
         caption."""

@@ -2,7 +2,7 @@
 and shared through the link.
 
 Every file is read once, when it arrives (the uploader's callback), by the same importer as the
-CLI (:func:`model.importers.import_file`); what could not be read is kept as an error naming the
+CLI (:func:`model.readers.importers.import_file`); what could not be read is kept as an error naming the
 file, shown on the page, and never stops the other files or the page. At most
 :data:`MAX_DATASETS` data sets are kept; a file with the name of one already kept replaces it.
 

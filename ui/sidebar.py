@@ -14,7 +14,7 @@ from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import compare, export, state
+from ui import compare, export, report, state
 from ui.layout import GLOSSARY, key_name, md_escape
 from ui.text import modified_caption, scenario_label
 
@@ -25,9 +25,7 @@ def _text(value: Any) -> str:
     return codecs._text(value)  # noqa: SLF001 - the one text form the URL uses
 
 
-def _on_field(field: str) -> None:
-    value = st.session_state[f"w_{field}"]
-    state.apply_change([(field, _text(value))])
+_on_field = state.on_field
 
 
 def _on_preset(kind: str) -> None:
@@ -71,10 +69,7 @@ def floor(widget_min: float, value: float | None) -> float:
     return widget_min if value is None else min(widget_min, value)
 
 
-def _sync(key: str, value: Any) -> str:
-    """Make the widget show the scenario's value (set before the widget is created); after a
-    reconnect, keep the browser's value for :func:`state.adopt_browser_values` to compare."""
-    return state.sync_widget(key, value)
+_sync = state.sync_widget
 
 
 def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
@@ -377,7 +372,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
     if sb.button("Reset to the scenario's preset", width="stretch"):
         state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()
-    export.sidebar_section(s, page)  # the report, the charts' format, print CSS
+    report.sidebar_section(s, page)  # the report, the charts' format, print CSS
 
 
 def baseline_section(s: Scenario) -> None:

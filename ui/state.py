@@ -222,6 +222,13 @@ def share_link(s: Scenario, page: str) -> str:
     return codecs.to_url(s, page=page, base=base_url(), extra=link_extras())
 
 
+def on_field(field: str) -> None:
+    """A widget's ``on_change`` for the scenario key ``field`` (widget key ``w_<field>``): its
+    value joins the link, written as the link writes values."""
+    value = st.session_state[f"w_{field}"]
+    apply_change([(field, codecs._text(value))])  # noqa: SLF001 - the URL's one text form
+
+
 def sync_widget(key: str, value: Any) -> str:
     """Make the widget ``key`` show the scenario's ``value`` (call before creating it).
 

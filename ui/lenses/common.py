@@ -38,8 +38,10 @@ TTFT = Metric(
     "request.ttft_ms",
     show=_seconds,
     unit="ms",
-    help=lambda v: f"Time to first token at light load: the prefill ({_chunking(v)}) plus one "
-    "host step per chunk.",
+    help=lambda v: (
+        f"Time to first token at light load: the prefill ({_chunking(v)}) plus one "
+        "host step per chunk."
+    ),
 )
 PREFILL = (
     Metric(
@@ -63,24 +65,30 @@ LATENCY = (
         "request.tpot_ms",
         show=_seconds,
         unit="ms",
-        help=lambda v: f"Time per output token: one decode step at batch {v.f['request']['batch']:,}.",
+        help=lambda v: (
+            f"Time per output token: one decode step at batch {v.f['request']['batch']:,}."
+        ),
     ),
     Metric(
         "End-to-end",
         "request.e2e_s",
         show=latency,
         unit="s",
-        help=lambda v: f"TTFT + ({v.f['request']['output_tokens']:,} − 1) × TPOT for "
-        f"{v.f['request']['output_tokens']:,} output tokens.",
+        help=lambda v: (
+            f"TTFT + ({v.f['request']['output_tokens']:,} − 1) × TPOT for "
+            f"{v.f['request']['output_tokens']:,} output tokens."
+        ),
     ),
     Metric(
         "Requests/s",
         "request.requests_per_s",
         better="higher",
         unit="req/s",
-        help=lambda v: f"At batch {v.f['request']['batch']:,}: each request's prefill alone on the "
-        f"GPU plus its share of {v.f['request']['output_tokens']:,} decode steps "
-        f"({fmt(v.f['request']['output_tokens_per_s'])} output tok/s).",
+        help=lambda v: (
+            f"At batch {v.f['request']['batch']:,}: each request's prefill alone on the "
+            f"GPU plus its share of {v.f['request']['output_tokens']:,} decode steps "
+            f"({fmt(v.f['request']['output_tokens_per_s'])} output tok/s)."
+        ),
     ),
 )
 
@@ -145,8 +153,10 @@ STRATEGY = Metrics(
             "recommended.p99_wait_s",
             show=lambda x: f"{x:,.1f} s",
             unit="s",
-            help=lambda v: f"{GLOSSARY['p99 wait']} The worst wait: "
-            f"{v.f['recommended']['worst_wait_s']:,.1f} s.",
+            help=lambda v: (
+                f"{GLOSSARY['p99 wait']} The worst wait: "
+                f"{v.f['recommended']['worst_wait_s']:,.1f} s."
+            ),
         ),
         Metric(
             "SLA misses / day",
@@ -160,9 +170,11 @@ STRATEGY = Metrics(
             show=break_even_text,
             better="higher",
             unit="s",
-            help=lambda v: "The cold start below which scaling to zero is cheaper than the warm "
-            f"floor; this scenario's is {v.f['economics']['cold_start_s']:,.0f} s (optimised "
-            f"{v.f['economics']['cold_start_optimised_s']:,.0f} s)",
+            help=lambda v: (
+                "The cold start below which scaling to zero is cheaper than the warm "
+                f"floor; this scenario's is {v.f['economics']['cold_start_s']:,.0f} s (optimised "
+                f"{v.f['economics']['cold_start_optimised_s']:,.0f} s)"
+            ),
         ),
     ),
     lead=_lead,

@@ -50,17 +50,21 @@ HEADLINE = Metrics(
             value=_ai,
             better=None,
             unit="FLOP/B",
-            help=lambda v: "Arithmetic intensity (FLOPs per byte read) of this step against the "
-            f"ridge point of the compute dtype ({v.f['roofline']['compute_dtype']}): below the "
-            "ridge the step waits on memory, above it on the arithmetic.",
+            help=lambda v: (
+                "Arithmetic intensity (FLOPs per byte read) of this step against the "
+                f"ridge point of the compute dtype ({v.f['roofline']['compute_dtype']}): below the "
+                "ridge the step waits on memory, above it on the arithmetic."
+            ),
         ),
         Metric(
             "Max batch in HBM",
             "memory.max_batch",
             show=lambda x: f"{x:,}",
             better="higher",
-            help=lambda v: f"Sequences whose KV cache fits at {max(v.s.context_tokens, 1):,} "
-            "context tokens, in the GPU memory left after the weights and the CUDA graphs.",
+            help=lambda v: (
+                f"Sequences whose KV cache fits at {max(v.s.context_tokens, 1):,} "
+                "context tokens, in the GPU memory left after the weights and the CUDA graphs."
+            ),
         ),
     ),
     caption=_split,

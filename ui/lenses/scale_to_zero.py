@@ -1,0 +1,100 @@
+"""The Scale to zero lens, declared once (SPEC 4.4): a day of traffic, warm replicas against
+scale to zero, pre-warm and sleep mode."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from model.compare import Row
+from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
+from ui import economics_charts, economics_view
+from ui.lens import Chart, Column, Lens, Table, View
+from ui.lenses.common import STRATEGY, economics_figures
+
+
+def strategy_table(fig: dict) -> pd.DataFrame:
+    """Every strategy's day (the page's table, its download and the report's)."""
+    rows = []
+    for k in STRATEGIES:
+        f = fig[k]
+        rows.append(
+            {
+                "strategy": STRATEGY_NAMES[k] + (" ◀" if k == fig["recommended"] else ""),
+                "GPU-hours/day": round(f["gpu_hours_per_day"], 2),
+                "GPU USD/day": round(f["cost_usd_per_day"], 2),
+                "cold starts/day": round(f["cold_starts_per_day"], 2),
+                "delayed/day": round(f["delayed_requests_per_day"], 2),
+                "p99 wait [s]": round(f["p99_wait_s"], 2),
+                "worst wait [s]": round(f["worst_wait_s"], 2),
+                "SLA misses/day": round(f["sla_misses_per_day"], 2),
+                "total USD/day": round(f["total_usd_per_day"], 2),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _eco(v: View) -> dict:
+    return v.r["figures"]
+
+
+def _service(v: View) -> str:
+    svc = v.r["service"]
+    return (
+        f"Cold start {svc.cold_s:,.1f} s and optimised {svc.cold_optimised_s:,.1f} s (Cold start "
+        f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; one replica serves "
+        f"{svc.capacity_per_s:,.2f} requests/s (Roofline lens: TTFT {svc.ttft_s * 1000:,.0f} ms + "
+        f"output tokens × TPOT {svc.tpot_s * 1000:,.1f} ms at batch {v.s.batch})."
+    )
+
+
+def _break_even(v: View):
+    svc = v.r["service"]
+    return economics_charts.break_even_figure(
+        v.r["break_even"],
+        svc.cold_s,
+        svc.cold_optimised_s,
+        _eco(v)["break_even_cold_start_s"] or None,
+    )
+
+
+SCALE_TO_ZERO = Lens(
+    key="scale_to_zero",
+    title="Scale to zero",
+    slug="scale-to-zero",
+    compute=economics_lens,
+    page_compute=lambda s, baseline: economics_view.lens(s, baseline=baseline),
+    figures=lambda r: economics_figures(r["figures"]),
+    metrics={"headline": STRATEGY},
+    charts=(
+        Chart("strategies", lambda v: economics_charts.strategies_figure(_eco(v))),
+        Chart(
+            "idle-timeout",
+            lambda v: economics_charts.timeout_figure(
+                v.r["timeout_sweep"], _eco(v)["warm"]["total_usd_per_day"], v.s.idle_timeout_s
+            ),
+        ),
+        Chart("the-day", lambda v: economics_charts.timeline_figure(v.r["timeline"]), report="day"),
+        Chart("break-even", _break_even),
+    ),
+    tables=(
+        Table(
+            "strategies",
+            lambda v: strategy_table(_eco(v)),
+            columns={"strategy": Column("strategy", width="large")},
+            report="Strategies",
+            download="Strategies",
+        ),
+    ),
+    downloads=("strategies",),
+    rows=(
+        Row("Scale to zero", "Recommended strategy", "economics.recommended", better=None),
+        Row("Scale to zero", "Cost per day (recommended)", "economics.best_total_usd_per_day", "$"),
+        Row("Scale to zero", "Cold starts per day", "economics.best_cold_starts_per_day", ""),
+    ),
+    texts={
+        "service": _service,
+        "rule": "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
+        "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "
+        "when troughs are long and the optimised cold start fits the tolerance.",
+    },
+)
