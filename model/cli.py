@@ -148,7 +148,7 @@ def _calibrate(args) -> int:
     if len(yamls) > 1:
         raise ScenarioError("FILE", "give at most one scenario YAML file")
     args.file = yamls[0] if yamls else None
-    scenario, _ = resolve(_items(args), strict=True)
+    scenario = resolve(_items(args), strict=True)[0].effective()  # resolved once, here
     data = [
         importers.import_file(f, _read_bytes(f, MAX_DATA_BYTES))
         for f in args.files
@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "calibrate":
             return _calibrate(args)
-        scenario, _ = resolve(_items(args), strict=True)
+        scenario = resolve(_items(args), strict=True)[0].effective()  # resolved once, here
         if args.command == "url":
             size = codecs.link_size(scenario)
             if size > codecs.MAX_QUERY_CHARS:

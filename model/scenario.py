@@ -464,6 +464,12 @@ class Scenario(BaseModel):
 
         The core computes with it; :attr:`raw` keeps the scenario as given, so a link made from
         the effective scenario still leaves the engine's values to the engine. Idempotent.
+
+        A scenario is resolved once, where it enters (the page door :func:`ui.state.load_scenario`
+        for the scenario and its baseline, the CLI, :func:`model.calibrate.calibrate`), and
+        passed down as it is: the ``s = s.effective()`` a core function starts with returns an
+        effective scenario itself, at no cost, and resolves only what a caller passes raw (a
+        test, a library user).
         """
         if self._raw is not None:
             return self

@@ -1,18 +1,19 @@
 """Measurements lens: upload what the cluster measured, see it against the model, calibrate in
-one click (SPEC 4.5)."""
+one click (SPEC 4.5). The charts are declared in :mod:`ui.lenses.measurements`; the uploader,
+the examples and the fit report are the page's own."""
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from model.calibrate import Calibration
 from model.errors import ScenarioError
 from model.readers.measurements import CSV_SCHEMAS, template_csv
-from ui import measure_charts as charts
+from ui import lens_view
 from ui import measure_data as data
 from ui import measure_view as view
-from ui.chart_view import chart
 from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.lenses.measurements import MEASUREMENTS
+from ui.measure_charts import is_startup
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Measurements · What-If Explorer", page_icon="📏", layout="wide")
@@ -65,6 +66,7 @@ if problem:
     st.warning(problem)
     st.stop()
 
+shown = lens_view.show(MEASUREMENTS, s, {"cal": cal, "curves": curves})
 labels = view.tab_labels(cal)
 tabs = lazy_tabs(labels, key="t_measure")
 for label, tab in zip(labels, tabs, strict=True):
@@ -75,23 +77,22 @@ for label, tab in zip(labels, tabs, strict=True):
             view.fit_report(s, cal)
         elif label == "Decode steps":
             left, right = st.columns(2)
-            chart(charts.decode_figure(cal, curves), "measured-step-time", where=left)
-            chart(charts.decode_figure(cal, curves, "tokens_per_s"), "measured-tokens", where=right)
+            shown.chart("measured-step-time", where=left)
+            shown.chart("measured-tokens", where=right)
         elif label == "Request latency":
             if curves["ttft"]:
-                chart(charts.ttft_figure(cal, curves), "measured-ttft")
+                shown.chart("measured-ttft")
             if any(p.quantity == "tpot_ms" for p in cal.points):
-                chart(charts.tpot_figure(cal), "measured-tpot")
+                shown.chart("measured-tpot")
         elif label == "Launch overhead":
-            chart(charts.launch_figure(cal, curves), "measured-launch")
+            shown.chart("measured-launch")
         elif label == "Start-up and rates":
-            if any(charts.is_startup(p.quantity) for p in cal.points):
-                chart(charts.cold_figure(cal), "measured-startup")
+            if any(is_startup(p.quantity) for p in cal.points):
+                shown.chart("measured-startup")
             view.rates_table(cal)
         elif label == "Residuals":
-            rows = cal.residual_rows()
-            chart(charts.residual_figure(rows), "residuals")
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            shown.chart("residuals")
+            shown.table("residuals")
             view.downloads(s, cal)
 
 with st.expander("How the fit works: formulas and references"):

@@ -78,7 +78,12 @@ PAGES = {
 }
 #: the Measurements page with an example data set (its tabs depend on what is loaded)
 MEASUREMENTS = "pages/5_Measurements.py"
-MEASURE_EXAMPLES = ["ex-gptoss-h100x8-tpot", "ex-h100-cold-start-log"]
+MEASURE_EXAMPLES = [
+    "ex-gptoss-h100x8-tpot",
+    "ex-qwen3-14b-a100-requests",
+    "ex-vllm-085-warm-cache-log",
+    "ex-launch-rtx5070ti",
+]
 #: extra CLI cases: (name, key=value overrides)
 CLI_VARIANTS = [
     ("fp8-tp2-b64", ["gpus=2", "batch=64", "weights_dtype=fp8"]),

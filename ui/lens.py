@@ -136,7 +136,8 @@ class Lens:
     """One lens, declared once.
 
     ``compute(s, trace)``: the core call (one call, every figure, chart and table of the lens;
-    ``trace`` is the Scale to zero page's uploaded trace or None); ``page_compute(s, baseline)``
+    ``trace`` is the Scale to zero page's uploaded trace or None; None for a lens whose result
+    is its page's own, such as the fit of the uploaded measurements); ``page_compute(s, baseline)``
     the same on a page where the session keeps it (default: ``compute``, the baseline's kept
     while it is unchanged). ``figures(r)``: the figures its metrics, deltas, breakdown and rows
     read, in the summary's namespace. ``texts``: the lens's paragraphs and captions, by name. ``metrics``: named rows of headline metrics. ``charts`` and ``tables`` by name, in
@@ -148,7 +149,7 @@ class Lens:
     key: str
     title: str
     slug: str
-    compute: Callable[[Scenario, Any], dict]
+    compute: Callable[[Scenario, Any], dict] | None
     figures: Callable[[dict], dict]
     page_compute: Callable[[Scenario, bool], dict] | None = None
     metrics: dict[str, Metrics] = field(default_factory=dict)

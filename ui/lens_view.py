@@ -37,6 +37,11 @@ def run(lens: Lens, s: Scenario) -> Shown:
     return Shown(lens, lens.view(s, _compute(lens, s, False), base))
 
 
+def show(lens: Lens, s: Scenario, r: dict) -> Shown:
+    """``lens`` for a result ``r`` the page computed itself (no baseline)."""
+    return Shown(lens, lens.view(s, r))
+
+
 class Shown:
     """One lens on its page: draw its parts by name."""
 
@@ -135,7 +140,8 @@ class Shown:
             elif c.format or c.help:
                 kw = {"help": c.help} if c.help else {}
                 config[c.label] = st.column_config.NumberColumn(format=c.format, **kw)
-        where.dataframe(frame, hide_index=True, width="stretch", column_config=config)
+        kw = {"column_config": config} if config else {}
+        where.dataframe(frame, hide_index=True, width="stretch", **kw)
 
     def downloads(self) -> None:
         """The Breakdown table (when the lens has one) and the download buttons: the scenario

@@ -87,7 +87,8 @@ def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
     own, base_pairs, data, compared_ = codecs.split_link(pairs)
     scenario, more = resolve(own, strict=False)
     baseline, notice = _resolve_baseline(base_pairs)
-    st.session_state[BASELINE] = baseline
+    # resolved here, once, like the scenario: the lenses compute with it as it is
+    st.session_state[BASELINE] = baseline.effective() if baseline is not None else None
     st.session_state[BASELINE_NOTICE] = notice
     # the baseline as its own canonical keys (its engine named with its version, as the
     # scenario's is), or none
@@ -158,8 +159,7 @@ def apply_change(pairs: list[tuple[str, str]], drop_prefixes: tuple[str, ...] = 
 
 def baseline() -> Scenario | None:
     """This run's pinned baseline (effective values, like the scenario), or None."""
-    b = st.session_state.get(BASELINE)
-    return None if b is None else b.effective()
+    return st.session_state.get(BASELINE)
 
 
 def baseline_notice() -> str | None:
