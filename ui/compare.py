@@ -2,15 +2,12 @@
 
 "Pin as baseline" (sidebar) puts a copy of the scenario into the link as ``base.*`` keys
 (:func:`ui.state.pin_baseline`). A page then computes its lens once more for the baseline
-(:func:`lens`, kept in the session while the baseline is unchanged), gives every headline
-metric its delta against the baseline (:class:`Deltas`), and draws the baseline in its charts
-(:func:`ui.chart_view.chart`).
+(:func:`ui.lens_view.run`, kept in the session while the baseline is unchanged), gives every
+headline metric its delta against the baseline (:class:`Deltas`), and draws the baseline in
+its charts (:func:`ui.chart_view.chart`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from model import codecs
 from model.compare import is_number, lookup
@@ -21,18 +18,6 @@ from ui import state
 def baseline() -> Scenario | None:
     """This run's pinned baseline, or None."""
     return state.baseline()
-
-
-def lens(fn: Callable[[Scenario], Any], *args, **kwargs) -> Any:
-    """``fn(baseline, *args, **kwargs)`` for the pinned baseline (None when none is pinned),
-    kept in the session for the next run while the baseline is the same."""
-    b = baseline()
-    if b is None:
-        return None
-    key = (tuple(codecs.to_params(b)), repr(args), repr(sorted(kwargs.items())))
-    return state.session_cached(
-        f"_whatif_base_{fn.__module__}.{fn.__qualname__}", key, lambda: fn(b, *args, **kwargs)
-    )
 
 
 def changed_keys(s: Scenario, b: Scenario) -> list[str]:

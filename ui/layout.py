@@ -8,7 +8,7 @@ import streamlit as st
 from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, engine_profiles
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
-from ui import compare, export, state
+from ui import export, state
 from ui.text import (  # noqa: F401 - re-exported for the pages
     GLOSSARY,
     duration,
@@ -220,80 +220,6 @@ BOUND_HELP = {
     "overhead": "Launches and host work take longer than the GPU's work: the GPU waits for "
     "the CPU (CUDA graphs and a lighter host loop help).",
 }
-
-
-def bound_metric(col, bound: str, label: str = "Bound", delta: dict | None = None) -> None:
-    """A bound as a metric, its meaning as the help (memory, compute, communication, overhead);
-    ``delta``: the baseline's (:class:`ui.compare.Deltas`)."""
-    col.metric(label, bound, help=BOUND_HELP.get(bound), **(delta or {}))
-
-
-def request_metrics(req: dict, full: bool = True, base: dict | None = None) -> None:
-    """One request's latency and throughput (the ``request`` section): TTFT, TPOT, end-to-end
-    latency and requests/s; with ``full`` also the prefill time and its bound; with ``base``
-    (the baseline's ``request`` section) each one's change against it."""
-    d = compare.Deltas(req, base)
-    chunks = req["prefill_chunks"]
-    split = (
-        f"compute {req['prefill_t_compute_ms']:.2f} ms, memory {req['prefill_t_memory_ms']:.2f} "
-        f"ms, all-reduce {req['prefill_t_comm_ms']:.2f} ms, launches "
-        f"{req['prefill_t_launch_ms']:.2f} ms"
-    )
-    chunking = (
-        f"{req['prompt_tokens']:,} prompt tokens in {chunks} chunks of up to "
-        f"{req['prefill_chunk_tokens']:,}"
-        if chunks > 1
-        else f"{req['prompt_tokens']:,} prompt tokens in one chunk"
-    )
-    items = [
-        (
-            "TTFT",
-            latency(req["ttft_ms"] / 1e3),
-            f"Time to first token at light load: the prefill ({chunking}) plus one host step "
-            "per chunk.",
-            d("ttft_ms", "lower", "ms"),
-        ),
-    ]
-    if full:
-        items += [
-            (
-                "Prefill",
-                latency(req["prefill_ms"] / 1e3),
-                f"{chunking}: {split}.",
-                d("prefill_ms", "lower", "ms"),
-            ),
-            (
-                "Prefill bound",
-                req["prefill_bound"],
-                BOUND_HELP.get(req["prefill_bound"]),
-                d("prefill_bound"),
-            ),
-        ]
-    items += [
-        (
-            "TPOT",
-            latency(req["tpot_ms"] / 1e3),
-            f"Time per output token: one decode step at batch {req['batch']:,}.",
-            d("tpot_ms", "lower", "ms"),
-        ),
-        (
-            "End-to-end",
-            latency(req["e2e_s"]),
-            f"TTFT + ({req['output_tokens']:,} − 1) × TPOT for {req['output_tokens']:,} output "
-            "tokens.",
-            d("e2e_s", "lower", "s"),
-        ),
-        (
-            "Requests/s",
-            fmt(req["requests_per_s"]),
-            f"At batch {req['batch']:,}: each request's prefill alone on the GPU plus its share "
-            f"of {req['output_tokens']:,} decode steps ({fmt(req['output_tokens_per_s'])} "
-            "output tok/s).",
-            d("requests_per_s", "higher", "req/s"),
-        ),
-    ]
-    for col, (label, value, help_text, delta) in zip(st.columns(len(items)), items, strict=True):
-        col.metric(label, value, help=help_text, **delta)
 
 
 def weights_size_notice(mem: dict, s: Scenario, figures: str) -> None:
