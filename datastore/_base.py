@@ -82,6 +82,19 @@ def check_id(data_id: object) -> str:
     return data_id
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_name(name: object) -> str:
+    """A file name either backend stores and any page shows: valid UTF-8 (a lone surrogate
+    becomes U+FFFD), no NUL or other control characters (a run of them becomes one space), at
+    most :data:`MAX_NAME_CHARS` characters, never empty."""
+    text = _SURROGATE.sub("\ufffd", str(name))
+    text = _CONTROL.sub(" ", text).strip()
+    return text[:MAX_NAME_CHARS] or "data"
+
+
 def check_put(name: str, data: bytes, limits: Limits) -> tuple[str, str]:
     """The id and the (cut) name of a data set the store takes, or :class:`Refused`."""
     if not isinstance(data, bytes | bytearray | memoryview):
@@ -95,5 +108,4 @@ def check_put(name: str, data: bytes, limits: Limits) -> tuple[str, str]:
         )
     if len(data) > limits.max_total_bytes:
         raise Refused("larger than the whole store may hold")
-    name = str(name)[:MAX_NAME_CHARS] or "data"
-    return content_id(data), name
+    return content_id(data), clean_name(name)

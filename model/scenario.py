@@ -16,6 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from model import engines
 from model.units import BYTES_PER_PARAM, PEAK_DTYPES, WeightsDtype
 
+#: the bounds of ``rate_scale``, the one place they are set: the scenario, the Scale to zero
+#: widget and the traffic model all read them (a profile's busiest hour of 10 million requests
+#: × 10,000 is already far past any replica count the economics page draws)
+MIN_RATE_SCALE, MAX_RATE_SCALE = 1e-6, 10_000.0
+
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
 # Lower bounds mean something physically: a divisor (a bandwidth, a peak, an efficiency, τ, a
 # size) is at least a small but real amount (1 GB/s of HBM, 1 GFLOPS, 0.1 % efficiency, 1 ns
@@ -279,8 +284,8 @@ class Scenario(BaseModel):
     )
     rate_scale: float = Field(
         1.0,
-        ge=1e-6,
-        le=1e6,
+        ge=MIN_RATE_SCALE,
+        le=MAX_RATE_SCALE,
         description="multiplies the arrival rate (a trace's time axis is compressed or stretched)",
     )
     idle_timeout_s: float = Field(

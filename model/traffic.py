@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from model.datafiles import PRESETS_DIR, load_file
 from model.errors import ScenarioError
+from model.scenario import MAX_RATE_SCALE
 
 DEFAULT_TRAFFIC = "business-hours"
 HOURS = 24
 MAX_REQUESTS_PER_HOUR = 10_000_000.0  #: one profile hour (≈ 2,800 requests/s)
-MAX_RATE_SCALE = 10_000.0
 
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False)
 Source = Annotated[str, Field(min_length=1, max_length=600)]

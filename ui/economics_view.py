@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from model.errors import ScenarioError
-from model.scenario import Scenario
+from model.scenario import MAX_RATE_SCALE, MIN_RATE_SCALE, Scenario
 from ui import state
 from ui.text import GLOSSARY, md_escape
 
@@ -92,8 +92,8 @@ def controls(s: Scenario) -> None:
     )
     c[1].number_input(
         "Rate scale",
-        min_value=1e-6,
-        max_value=1e6,
+        min_value=MIN_RATE_SCALE,
+        max_value=MAX_RATE_SCALE,
         step=0.1,
         format="%g",
         key=state.sync_widget("w_rate_scale", s.rate_scale),

@@ -156,7 +156,33 @@ def _clean_column(col: pd.Series) -> pd.Series:
         return col.astype("boolean")
     if values and all(_is_number(v) for v in values):
         return _clean_column(pd.Series(col.tolist(), index=col.index, dtype=float))
-    return col.map(lambda v: v if _missing(v) else _text(v)).astype("string")
+    return col.map(
+        lambda v: v if _missing(v) else _text(v) if _is_number(v) else neutral(_text(v))
+    ).astype("string")
+
+
+#: how a spreadsheet recognises a formula (or a DDE call): a cell starting with one of these
+#: (OWASP, "CSV Injection"); user text starting so is written with a leading apostrophe, which
+#: every spreadsheet shows as text and drops from the cell's value
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_CELL_BREAK = re.compile(r"([,;\t]\s*)(?=[=+\-@])")
+
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def neutral(text: str) -> str:
+    """Text that a spreadsheet cannot take for a formula: ``'=1+1`` for ``=1+1``; other text,
+    and a plain number written as text (``-0.5``), as it is."""
+    if text.startswith(FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def neutral_line(text: str) -> str:
+    """A comment line a spreadsheet may split at commas, semicolons or tabs: every piece after
+    a break that would start like a formula starts with an apostrophe instead."""
+    return _CELL_BREAK.sub(lambda m: m.group(1) + "'", neutral(text))
 
 
 def _missing(v) -> bool:
@@ -178,16 +204,20 @@ def _text(v) -> str:
 
 
 def clean_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """Every column typed and rounded (see :func:`_clean_column`)."""
-    return pd.DataFrame({c: _clean_column(frame[c]) for c in frame.columns}, index=frame.index)
+    """Every column typed and rounded (see :func:`_clean_column`), text cells and column names
+    that would start like a formula neutralised (:func:`neutral`)."""
+    return pd.DataFrame(
+        {neutral(str(c)): _clean_column(frame[c]) for c in frame.columns}, index=frame.index
+    )
 
 
 def csv_text(frame: pd.DataFrame, comment: str | None = None) -> str:
-    """The frame as CSV, numbers clean; the first line ``# <comment>`` when one is given
-    (``pandas.read_csv(..., comment="#")`` or ``skiprows=1`` reads it back)."""
+    """The frame as CSV, numbers clean, user text safe to open in a spreadsheet; the first line
+    ``# <comment>`` when one is given (``pandas.read_csv(..., comment="#")`` or ``skiprows=1``
+    reads it back)."""
     buf = io.StringIO()
     if comment:
-        buf.write(f"# {one_line(comment)}\n")
+        buf.write(f"# {neutral_line(one_line(comment))}\n")
     clean_frame(frame).to_csv(buf, index=False)
     return buf.getvalue()
 

@@ -1,0 +1,140 @@
+"""What the outside testing of issue 21 found, each with a test that failed before its fix:
+a value the scenario accepts crashed three pages (``rate_scale`` above the traffic model's
+bound), and user text reached the CSV downloads as formula cells."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from model.errors import ScenarioError
+from model.overrides import resolve
+from model.scenario import MAX_RATE_SCALE, Scenario
+from tests import golden
+from tests.test_datastore import CSV, backend, postgres_url  # noqa: F401 - the stores' fixtures
+from ui import export
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# --- 1. one bound for rate_scale, and no page shows an exception for a value it accepts -------
+
+
+def test_rate_scale_has_one_bound_that_the_traffic_model_takes():
+    from model.economics import economics_lens
+
+    top = resolve([("rate_scale", f"{MAX_RATE_SCALE:g}")], strict=True)[0]
+    assert economics_lens(top)["figures"]["requests_per_day"] > 0
+    with pytest.raises(ScenarioError) as err:
+        resolve([("rate_scale", f"{MAX_RATE_SCALE * 1.0001:g}")], strict=True)
+    assert err.value.key == "rate_scale"
+    field = Scenario.model_fields["rate_scale"]
+    assert {m.le for m in field.metadata if hasattr(m, "le")} == {MAX_RATE_SCALE}
+
+
+@pytest.mark.parametrize(
+    "page, query",
+    [
+        ("app.py", {"rate_scale": "10001"}),
+        ("app.py", {"rate_scale": "10000"}),
+        ("pages/4_Scale_to_zero.py", {"rate_scale": "20000"}),
+        ("app.py", {"base.rate_scale": "10001"}),
+        ("pages/6_Compare.py", {"vs": "rate_scale=10001"}),
+        ("pages/6_Compare.py", {"vs": "rate_scale=10000"}),
+    ],
+)
+def test_a_rate_scale_link_never_shows_an_exception(page, query):
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.metric or at.dataframe or at.table  # the rest of the page works
+
+
+def test_every_numeric_bound_the_scenario_accepts_evaluates():
+    """Each numeric scenario field at its lower and upper bound, one at a time: the whole core
+    (every lens and the Compare figures) computes, or refuses with a ScenarioError naming a
+    key, never another exception."""
+    from model.evaluate import summary
+
+    for name, field in Scenario.model_fields.items():
+        bounds = [getattr(m, a, None) for m in field.metadata for a in ("ge", "le", "gt", "lt")]
+        bounds = [b for b in bounds if isinstance(b, (int, float))]
+        for value in bounds:
+            try:
+                s = resolve([(name, f"{value:g}")], strict=True)[0]
+            except ScenarioError:
+                continue  # a bound the other fields refuse together (a prompt past the context)
+            try:
+                summary(s)
+            except ScenarioError as exc:
+                assert exc.key, (name, value)
+
+
+# --- 2. formula cells in CSV downloads --------------------------------------------------------
+
+
+def _cells(text: str) -> list[str]:
+    lines = text.splitlines()
+    out = []
+    for line in lines:
+        out += [c.strip().strip('"') for c in line.split(",")]
+    return out
+
+
+def test_user_text_in_a_csv_never_starts_like_a_formula():
+    frame = pd.DataFrame(
+        {
+            "=name": ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "ok"],
+            "number": [-1.5, 2.0, 3.0, -4.25, 5.0],
+            "mixed": ["-1", 2.5, "x", "=1", None],
+        }
+    )
+    text = export.csv_text(frame, "a label, =cmd · http://host/?capture_sizes=1,2,4")
+    for cell in _cells(text):
+        assert not cell.startswith(("=", "+", "@")), cell
+        assert not cell.startswith("-") or cell.lstrip("-").replace(".", "").isdigit(), cell
+    back = pd.read_csv(io.StringIO(text), comment="#")
+    assert back["number"].tolist() == [-1.5, 2.0, 3.0, -4.25, 5.0]  # numbers stay numbers
+    assert back["'=name"].tolist()[0] == '\'=HYPERLINK("http://x")'
+
+
+def test_a_model_name_from_a_link_reaches_the_figures_csv_as_text():
+    golden._record_deferred()
+    golden._DEFERRED.clear()
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.query_params["model.name"] = '=HYPERLINK("http://evil","x")'
+    at.session_state["t_roofline"] = "Breakdown and downloads"
+    at.run()
+    assert not at.exception
+    figures = [
+        e for e in golden._DEFERRED.values() if (e["filename"] or "").endswith("figures.csv")
+    ]
+    assert figures
+    text = figures[0]["callable"]()
+    assert "=HYPERLINK" in text  # the name is there, as text
+    for cell in _cells(text):
+        assert not cell.startswith(("=", "+", "@")), cell
+
+
+# --- 5. names the store cannot take ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, kept",
+    [
+        ("bad\ud800name.csv", "bad\ufffdname.csv"),  # a lone surrogate: not UTF-8
+        ("nul\x00name.csv", "nul name.csv"),  # PostgreSQL refuses NUL in text
+        ("tab\tand\r\nnewline.csv", "tab and newline.csv"),
+        ("\x00\x01", "data"),
+    ],
+)
+def test_a_name_the_store_cannot_take_is_cleaned_on_both_backends(backend, name, kept):  # noqa: F811
+    store = backend()
+    data_id = store.put(name, CSV)
+    assert store.get(data_id) == (kept, CSV)
