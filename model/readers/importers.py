@@ -4,7 +4,8 @@
 limit, binary refused, UTF-8), then tries the readers in an order that cannot mistake one format
 for another:
 
-1. JSON or JSONL (the text starts with ``{`` or ``[``): a benchmark's result
+1. JSON or JSONL (the text, or its first line, parses as JSON; a log whose lines start with
+   ``[`` does not): a benchmark's result
    (:func:`model.readers.bench_import.read_bench`); any other JSON is refused by name.
 2. A CSV header: our own formats first (:func:`model.readers.csv_import.read_csv`, recognised
    by their columns), then GenAI-Perf's ``profile_export_genai_perf.csv``.
@@ -17,6 +18,8 @@ format.
 """
 
 from __future__ import annotations
+
+import json
 
 from model.errors import ScenarioError
 from model.readers import bench_import, csv_import, vllm_log
@@ -40,10 +43,28 @@ def _looks_like_csv(text: str) -> bool:
     return False
 
 
+def _is_json(text: str) -> bool:
+    """Whether the text is JSON, or JSONL (its first line is a JSON value): a log whose lines
+    start with ``[`` (``[pod-7f9c] INFO …``, ``[2025-06-19 23:05:01] …``, ``[RunAI Streamer]``)
+    is not."""
+    body = text.strip()
+    if body[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(body.split("\n", 1)[0])
+        return True
+    except ValueError:
+        pass
+    try:
+        json.loads(body)
+        return True
+    except ValueError:
+        return False
+
+
 def import_text(text: str, name: str) -> Dataset:
     """A :class:`Dataset` from the text of a file called ``name`` (see the module docstring)."""
-    head = text.lstrip()[:1]
-    if head in ("{", "["):
+    if _is_json(text):
         ds = bench_import.read_bench(text, name)
         if ds is None:
             raise ScenarioError(
