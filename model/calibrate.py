@@ -572,7 +572,14 @@ def _fit_group(s, pts, keys, data_label):
     refused: dict[str, str] = {}
     keys = list(keys)
     while keys:
-        fits, bad, fatal = _fit_once(s, pts, keys, data_label)
+        try:
+            with np.errstate(all="ignore"):
+                fits, bad, fatal = _fit_once(s, pts, keys, data_label)
+        except (np.linalg.LinAlgError, ArithmeticError, ValueError):
+            # the points drive the model or the solver out of finite numbers: no fit, never
+            # an internal error (the importers refuse absurd values; this is the last guard)
+            why = "the points give no finite fit (values out of any physical range)"
+            return {}, {**refused, **{k: why for k in keys}}
         if fatal:
             refused.update(fatal)
             return {}, refused

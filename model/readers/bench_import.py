@@ -245,6 +245,17 @@ def _show(raw) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
+#: the magnitudes a benchmark's figure may have, zero aside: no time in ms or s, count, rate or
+#: throughput a benchmark reports is below 10⁻⁹ or above 10¹⁵; a value outside (1e308 ms, a
+#: subnormal 1e-320) is no measurement and would only drive the fit out of finite numbers
+MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-9, 1e15
+PLAUSIBLE = f"accepted: 0, or a magnitude from {MIN_MAGNITUDE:g} to {MAX_MAGNITUDE:g}"
+
+
+def _plausible(value: float) -> bool:
+    return value == 0 or MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE
+
+
 def _figure(ds: Dataset, where: str, key: str, raw) -> float | int | None:
     """``raw`` as figure ``key`` (a finite number ≥ 0; an int for counts), or None with a
     problem recorded at ``where``."""
@@ -253,10 +264,10 @@ def _figure(ds: Dataset, where: str, key: str, raw) -> float | int | None:
         return None
     value = _number(raw)
     if value is None:
-        if isinstance(raw, float):
-            ds.problem(where, f"{_show(raw)} is not a number; accepted: a finite number")
-        else:
-            ds.problem(where, f"{_show(raw)} is not a number")
+        ds.problem(where, f"{_show(raw)} is not a number")
+        return None
+    if not _plausible(value):
+        ds.problem(where, f"{_show(raw)} is out of range: {PLAUSIBLE}")
         return None
     if value < 0:
         ds.problem(where, f"negative ({_show(raw)}); times, counts and rates are ≥ 0")
@@ -273,6 +284,9 @@ def _figure(ds: Dataset, where: str, key: str, raw) -> float | int | None:
 
 def _count_condition(ds: Dataset, where: str, raw) -> int | None:
     value = _number(raw)
+    if value is not None and not _plausible(value):
+        ds.problem(where, f"{_show(raw)} is out of range: {PLAUSIBLE}")
+        return None
     if value is None or value < 0 or value != int(value):
         ds.problem(where, f"{_show(raw)} is not a whole number ≥ 0")
         return None
@@ -287,7 +301,7 @@ def _rate_condition(ds: Dataset, where: str, raw) -> float | str | None:
     if isinstance(raw, str) and raw.strip().lower() in ("inf", "infinity"):
         return "inf"
     value = None if isinstance(raw, bool) else _number(raw)
-    if value is None or value < 0:
+    if value is None or value < 0 or not _plausible(value):
         ds.problem(where, f"{_show(raw)} is not a request rate; accepted: a number ≥ 0 or 'inf'")
         return None
     return value
