@@ -33,6 +33,7 @@ opens them (:func:`open_store`), so there is no import circle.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -97,6 +98,8 @@ __all__ = [
     "mark_unavailable",
     "open_store",
 ]
+
+_log = logging.getLogger(__name__)
 
 RETRY_UNAVAILABLE_S = 60.0  #: :func:`get_store` tries an unavailable store again after this
 
@@ -209,6 +212,8 @@ def get_store() -> DataStore:
             if cfg == config and fresh:
                 return store
         store = open_store(config)
+        if store.kind == "unavailable":  # the reason, with paths and hosts, for the server's log
+            _log.warning("the data-set store is unavailable: %s", store.reason)
         _cached = (config, store, now)
         return store
 
@@ -218,6 +223,9 @@ def mark_unavailable(store: DataStore, reason: str) -> None:
     retry, :func:`get_store` answers an :class:`UnavailableStore` with ``reason`` instead of
     making every page wait for the database again."""
     global _cached
+    _log.warning(
+        "the data-set store failed a read and is off for %g s: %s", RETRY_UNAVAILABLE_S, reason
+    )
     with _lock:
         if _cached is not None and _cached[1] is store:
             _cached = (_cached[0], UnavailableStore(reason), time.monotonic())

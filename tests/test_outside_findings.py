@@ -240,3 +240,108 @@ def test_the_fit_never_raises_on_points_past_any_physical_range():
     cal = calibrate(s, [ds])  # refusals, never an exception
     assert not cal.fits
     assert cal.refused
+
+
+# --- 3. a brief store failure loses nothing, and one failed write stays in its session --------
+
+
+class Flaky:
+    """The real store, with reads or writes failing while told to."""
+
+    def __init__(self, store):
+        self.store, self.kind, self.where = store, store.kind, store.where
+        self.limits = store.limits
+        self.fail_get = self.fail_put = False
+
+    def put(self, name, data):
+        import datastore
+
+        if self.fail_put:
+            raise datastore.Unavailable("database is locked (/srv/secret/path)")
+        return self.store.put(name, data)
+
+    def get(self, data_id):
+        import datastore
+
+        if self.fail_get:
+            raise datastore.Unavailable("could not connect to db.internal.example:5432")
+        return self.store.get(data_id)
+
+
+@pytest.fixture
+def flaky(tmp_path, monkeypatch):
+    import datastore
+
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
+    monkeypatch.setattr(datastore, "_cached", None)
+    store = Flaky(datastore.get_store())
+    monkeypatch.setattr(datastore, "get_store", lambda: store)
+    return store
+
+
+def _measurements(**query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/5_Measurements.py"), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _link_ids(at) -> list[str]:
+    q = at.query_params.get("data")
+    values = q if isinstance(q, list) else [q] if q else []
+    return [i for v in values for i in v.split(",") if i]
+
+
+def test_a_link_opened_while_the_store_is_down_keeps_its_ids_and_opens_them_later(flaky):
+    data_id = flaky.put("decode.csv", CSV)
+    flaky.fail_get = True
+    at = _measurements(data=data_id)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "could not be opened just now" in warnings
+    assert _link_ids(at) == [data_id]  # a reload or a re-share keeps it
+    assert "db.internal" not in warnings and "5432" not in warnings  # no server internals
+    flaky.fail_get = False
+    at.run()  # the next run tries again
+    assert not at.exception
+    assert _link_ids(at) == [data_id]
+    assert any(m.label == "Data sets" and m.value == "1" for m in at.metric)
+
+
+def test_one_failed_write_does_not_switch_sharing_off_for_everyone(flaky, monkeypatch):
+    import datastore
+
+    other = flaky.put("other.csv", CSV + b"16,7.5\n")
+    marked = []
+    monkeypatch.setattr(datastore, "mark_unavailable", lambda store, why: marked.append(why))
+    flaky.fail_put = True
+    at = _measurements()
+    at.text_area(key="w_meas_paste").input(CSV.decode())
+    [b for b in at.button if b.label == "Read pasted text"][0].click()
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "stays in this session only" in warnings
+    assert "/srv/secret" not in warnings
+    # the store is not switched off for the other sessions (it was, for 60 s, reads included)
+    assert not marked
+    second = _measurements(data=other)
+    assert _link_ids(second) == [other]
+    assert any(m.label == "Data sets" and m.value == "1" for m in second.metric)
+
+
+def test_an_unavailable_store_is_named_without_its_path(tmp_path, monkeypatch):
+    import datastore
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(blocker / "secret-folder"))
+    monkeypatch.setattr(datastore, "_cached", None)
+    at = _measurements()
+    shown = " ".join(x.value for x in [*at.warning, *at.caption, *at.markdown, *at.info])
+    shown = shown.replace("\\", "")  # markdown escapes
+    assert "Sharing data sets is unavailable" in shown
+    assert "secret-folder" not in shown and str(tmp_path) not in shown

@@ -17,6 +17,7 @@ measurements shows them). A missing, malformed or unreachable data set is a noti
 
 from __future__ import annotations
 
+import logging
 import re
 
 import streamlit as st
@@ -29,6 +30,8 @@ from model.readers.measurements import MAX_BYTES, Dataset
 from ui import state
 from ui.text import md_escape
 
+_log = logging.getLogger(__name__)
+
 DATASETS = "_whatif_datasets"  #: name → Dataset, in the order they arrived
 ERRORS = "_whatif_dataset_errors"  #: [(file, message)] of the last arrivals
 SEEN = "_whatif_uploads_seen"  #: uploader file ids already read
@@ -37,6 +40,7 @@ LINK_IDS = "_whatif_dataset_ids"  #: name → the id the link carries for it
 LINK_SEEN = "_whatif_link_ids_seen"  #: link ids this session has opened (or failed to)
 NOTICES = "_whatif_dataset_notices"  #: what sharing could not do, for the page
 SHARED = "_whatif_datasets_shared"  #: how many files this session has put in the store
+PENDING = "_whatif_link_ids_pending"  #: link ids not opened because the store was unavailable
 MAX_DATASETS = 12
 MAX_PASTE_CHARS = MAX_BYTES
 MAX_SHARED = 50  #: files one session may put in the store
@@ -115,10 +119,13 @@ def _read(name: str, data: bytes) -> None:
     _publish()
 
 
-def _unavailable_text(reason: str) -> str:
+def _unavailable_text() -> str:
+    """What a visitor is told when the store cannot be used: the problem, never the server's
+    internals (its data path, its database host); :func:`datastore.get_store` logs those."""
     return (
-        f"Sharing data sets is unavailable: {md_escape(reason)}; uploads still work in this "
-        "session, but the share link does not carry them."
+        "Sharing data sets is unavailable just now (the server's data-set store cannot be "
+        "used; its log says why); uploads still work in this session, but the share link does "
+        "not carry them."
     )
 
 
@@ -136,8 +143,13 @@ def _share(name: str, data: bytes) -> str | None:
     try:
         data_id = store.put(name, data)
     except datastore.Unavailable as exc:
-        datastore.mark_unavailable(store, exc.message)
-        _notice(_unavailable_text(exc.message))
+        # one write that fails (a lock timeout, a full disk, a read-only store) concerns this
+        # upload only: reads and the other sessions' uploads go on
+        _log.warning("data-set store refused a write: %s", exc.message)
+        _notice(
+            f"**{md_escape(name)}** stays in this session only: the server could not store it "
+            "just now, so the share link does not carry it. Upload it again to retry."
+        )
         return None
     except datastore.Refused as exc:
         _notice(f"**{md_escape(name)}** stays in this session only: {md_escape(exc.message)}.")
@@ -152,9 +164,17 @@ def current_ids() -> list[str]:
     return [ids[n] for n in st.session_state.get(DATASETS, {}) if n in ids]
 
 
+def pending_ids() -> list[str]:
+    """Link ids this session could not open because the store was unavailable: the link keeps
+    them and the next run tries again."""
+    return list(st.session_state.get(PENDING, []))
+
+
 def _publish() -> None:
-    """The link carries exactly the session's shared data sets."""
-    ids = current_ids()
+    """The link carries exactly the session's shared data sets, and the ids it could not open
+    yet because the store was unavailable (so a reload or a re-share does not lose them)."""
+    have = current_ids()
+    ids = have + [i for i in pending_ids() if i not in have]
     st.session_state.setdefault(LINK_SEEN, set()).update(ids)
     if state.data_ids() != ids:
         state.set_data_ids(ids)
@@ -166,6 +186,9 @@ def sync_from_link() -> None:
     that could not be opened is dropped, with a notice). Cheap when nothing is new."""
     wanted = state.data_ids()
     seen = st.session_state.setdefault(LINK_SEEN, set())
+    pending = st.session_state.setdefault(PENDING, [])
+    seen.difference_update(pending)  # tried again on every run until the store answers
+    pending.clear()
     have = set(current_ids())
     new = [i for i in dict.fromkeys(wanted) if i not in have and i not in seen]
     for i in new:
@@ -177,7 +200,7 @@ def sync_from_link() -> None:
             )
             break
         _open_link_id(i)
-    if new or wanted != current_ids():
+    if new or wanted != current_ids() + [i for i in pending if i not in have]:
         _publish()
 
 
@@ -209,8 +232,14 @@ def _open_link_id(link_id: str) -> None:
     try:
         found = store.get(link_id)
     except datastore.Unavailable as exc:
-        datastore.mark_unavailable(store, exc.message)
-        _notice(f"The data set `{link_id}` could not be opened. " + _unavailable_text(exc.message))
+        datastore.mark_unavailable(store, exc.message)  # reads fail: the store is down
+        _log.warning("data set %s could not be opened: %s", link_id, exc.message)
+        st.session_state.setdefault(PENDING, []).append(link_id)
+        _notice(
+            f"The data set `{link_id}` could not be opened just now: the server's data-set store "
+            "is unavailable. The link keeps it, and the page tries again on your next change "
+            "or reload."
+        )
         return
     if found is None:
         _notice(f"The data set `{link_id}` is no longer stored; the scenario opens without it.")
@@ -301,7 +330,7 @@ def sharing_status() -> tuple[bool, str]:
     """Whether uploads are shared through the link, and a sentence for the page."""
     store = datastore.get_store()
     if store.kind == "unavailable":
-        return False, _unavailable_text(store.reason)
+        return False, _unavailable_text()
     days = store.limits.retention_s / 86400
     return True, (
         "Files you upload or paste are kept on this server under their content hash, so the "
