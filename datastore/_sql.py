@@ -9,7 +9,21 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from datastore._base import READ_TOUCH_S, TABLE, Limits, Stored, Unavailable, check_id, check_put
+from datastore._base import (
+    READ_TOUCH_S,
+    TABLE,
+    Limits,
+    Refused,
+    Stored,
+    Unavailable,
+    check_id,
+    check_put,
+)
+
+READ_ONLY = (
+    "this server's data-set store is read-only: share links open the data sets it holds, new "
+    "uploads are not shared"
+)
 
 
 class SQLStore:
@@ -22,6 +36,25 @@ class SQLStore:
     def __init__(self, limits: Limits, clock: Callable[[], float] = time.time) -> None:
         self.limits = limits
         self.clock = clock
+        self.read_only = False  #: reads only: the table could not be created or written
+
+    def _create_schema(self) -> None:
+        """The table, made if it is missing; where the store cannot be written (a read-only
+        file, folder, database or role) but the table is there, the store opens read-only:
+        every existing share link still opens. Else :class:`Unavailable`."""
+        try:
+            with self._transaction(write=True) as cur:
+                for statement in self._schema():
+                    cur.execute(statement)
+        except Unavailable as exc:
+            self.read_only = True
+            try:
+                with self._transaction(write=False) as cur:
+                    cur.execute(self._sql("SELECT 1 FROM {table} LIMIT 1"))
+                    cur.fetchall()
+            except Unavailable:
+                self.read_only = False
+                raise exc from None
 
     # -- what a backend provides ------------------------------------------------------------
     @contextlib.contextmanager
@@ -45,6 +78,8 @@ class SQLStore:
 
     def put(self, name: str, data: bytes) -> str:
         data_id, name = check_put(name, data, self.limits)
+        if self.read_only:
+            raise Refused(READ_ONLY)
         data = bytes(data)
         now = self.clock()
         with self._transaction(write=True) as cur:
@@ -97,13 +132,15 @@ class SQLStore:
             return None
         name, data, last_read = row[0], bytes(row[1]), float(row[2])
         if last_read < now - self.limits.retention_s:
+            if self.read_only:
+                return None  # expired; a read-only store leaves the row for its writer
             with self._transaction(write=True) as cur:
                 cur.execute(
                     self._sql("DELETE FROM {table} WHERE id = ? AND last_read < ?"),
                     (data_id, now - self.limits.retention_s),
                 )
             return None
-        if last_read < now - READ_TOUCH_S:
+        if last_read < now - READ_TOUCH_S and not self.read_only:
             with contextlib.suppress(Unavailable), self._transaction(write=True) as cur:
                 # a read that cannot be recorded still answers
                 cur.execute(

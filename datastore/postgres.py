@@ -61,9 +61,7 @@ class PostgresStore(SQLStore):
                 "the PostgreSQL driver (psycopg) is not installed on the server"
             ) from None
         self._psycopg = psycopg
-        with self._transaction(write=True) as cur:
-            for statement in self._schema():
-                cur.execute(statement)
+        self._create_schema()
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -25,16 +25,19 @@ class SQLiteStore(SQLStore):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            if self.path.is_file():  # a read-only folder that holds the file: read it
+                self.read_only = True
+                self._create_schema()
+                return
             raise Unavailable(
                 f"the data folder {self.path.parent} cannot be created ({exc.strerror or exc})"
             ) from None
-        with self._connect() as conn:
-            try:
+        try:
+            with self._connect() as conn:
                 conn.execute("PRAGMA journal_mode=WAL")
-                for statement in self._schema():
-                    conn.execute(statement)
-            except sqlite3.Error as exc:
-                raise self._unavailable(exc) from None
+        except (sqlite3.Error, Unavailable):
+            pass  # a read-only file keeps its journal mode; _create_schema says what it can do
+        self._create_schema()
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         return Unavailable(f"the data file {self.path} cannot be used ({exc})")
@@ -42,7 +45,15 @@ class SQLiteStore(SQLStore):
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         try:
-            conn = sqlite3.connect(self.path, timeout=CONNECT_TIMEOUT_S, isolation_level=None)
+            if self.read_only:
+                conn = sqlite3.connect(
+                    f"file:{self.path}?mode=ro",
+                    uri=True,
+                    timeout=CONNECT_TIMEOUT_S,
+                    isolation_level=None,
+                )
+            else:
+                conn = sqlite3.connect(self.path, timeout=CONNECT_TIMEOUT_S, isolation_level=None)
         except sqlite3.Error as exc:
             raise self._unavailable(exc) from None
         try:

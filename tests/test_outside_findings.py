@@ -345,3 +345,57 @@ def test_an_unavailable_store_is_named_without_its_path(tmp_path, monkeypatch):
     shown = shown.replace("\\", "")  # markdown escapes
     assert "Sharing data sets is unavailable" in shown
     assert "secret-folder" not in shown and str(tmp_path) not in shown
+
+
+# --- 7. a read-only store still answers reads -------------------------------------------------
+
+
+def test_a_sqlite_store_that_cannot_be_written_opens_read_only(tmp_path):
+    import contextlib
+
+    import datastore
+    from datastore.sqlite import SQLiteStore
+
+    path = tmp_path / "store" / "datasets.sqlite3"
+    data_id = SQLiteStore(path, datastore.Limits()).put("decode.csv", CSV)
+
+    class ReadOnlyDisk(SQLiteStore):
+        """Writes fail as on a read-only file or folder (root ignores file modes, so the test
+        makes the driver's refusal itself)."""
+
+        @contextlib.contextmanager
+        def _transaction(self, write):
+            if write:
+                raise self._unavailable(Exception("attempt to write a readonly database"))
+            with super()._transaction(write) as cur:
+                yield cur
+
+    store = ReadOnlyDisk(path, datastore.Limits())
+    assert store.kind == "sqlite" and store.read_only
+    assert store.get(data_id) == ("decode.csv", CSV)  # every existing share link still opens
+    with pytest.raises(datastore.Refused, match="read-only"):
+        store.put("new.csv", CSV + b"16,7.5\n")
+
+
+def test_a_read_only_postgresql_database_still_opens_share_links(postgres_url):  # noqa: F811
+    import psycopg
+
+    from datastore import Limits, Refused
+    from datastore.postgres import PostgresStore
+    from tests.test_datastore import _drop_table
+
+    _drop_table(postgres_url)
+    data_id = PostgresStore(postgres_url, Limits()).put("decode.csv", CSV)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        db = conn.execute("SELECT current_database()").fetchone()[0]
+        conn.execute(f'ALTER DATABASE "{db}" SET default_transaction_read_only = on')
+    try:
+        store = PostgresStore(postgres_url, Limits())
+        assert store.read_only
+        assert store.get(data_id) == ("decode.csv", CSV)
+        with pytest.raises(Refused, match="read-only"):
+            store.put("new.csv", CSV + b"16,7.5\n")
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute("SET default_transaction_read_only = off")
+            conn.execute(f'ALTER DATABASE "{db}" SET default_transaction_read_only = off')

@@ -331,6 +331,12 @@ def sharing_status() -> tuple[bool, str]:
     store = datastore.get_store()
     if store.kind == "unavailable":
         return False, _unavailable_text()
+    if getattr(store, "read_only", False):
+        return False, (
+            "This server's data-set store is read-only: share links open the data sets it "
+            "holds, but files you upload or paste stay in this session and the share link does "
+            "not carry them."
+        )
     days = store.limits.retention_s / 86400
     return True, (
         "Files you upload or paste are kept on this server under their content hash, so the "
