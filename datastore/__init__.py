@@ -19,8 +19,12 @@ Environment (read by :func:`config_from_env`):
   or ``~/.local/share/inference-whatif``.
 - ``WHATIF_DATA_RETENTION_DAYS``: a data set not opened for this many days is deleted
   (default 90).
+- ``WHATIF_DATA_OWNER_SHARE``: the share of the total one client (its address) may hold,
+  default 0.1; past it, that client's own oldest-opened data sets make room. Behind a reverse
+  proxy every client has the proxy's address: raise it there (or make the proxy pass the
+  client's address).
 - ``WHATIF_DATA_MAX_TOTAL_MB``: the store's total size; a new data set that would pass it
-  deletes those opened longest ago first (default 1000 MB).
+  deletes the uploader's own data sets first, then those opened longest ago (default 1000 MB).
 
 Limits are enforced on :meth:`DataStore.put`; :meth:`DataStore.get` also treats a data set past
 its retention as gone. No Streamlit here: the page's integration is ``ui.measure_data``.
@@ -47,11 +51,13 @@ from datastore._base import (
     DEFAULT_MAX_TOTAL_MB,
     DEFAULT_RETENTION_DAYS,
     ENV_DIR,
+    ENV_OWNER_SHARE,
     ENV_RETENTION,
     ENV_TOTAL,
     ENV_URL,
     ID_LENGTH,
     MAX_NAME_CHARS,
+    OWNER_SHARE,
     READ_TOUCH_S,
     STATEMENT_TIMEOUT_S,
     TABLE,
@@ -72,6 +78,7 @@ __all__ = [
     "DEFAULT_RETENTION_DAYS",
     "ENV_DIR",
     "ENV_RETENTION",
+    "ENV_OWNER_SHARE",
     "ENV_TOTAL",
     "ENV_URL",
     "ID_LENGTH",
@@ -108,8 +115,9 @@ class DataStore(Protocol):
     kind: str  #: "sqlite", "postgresql" or "unavailable"
     where: str  #: where the data lives, for people (no password)
 
-    def put(self, name: str, data: bytes) -> str:
-        """Store ``data`` under its id unless it is there already; return the id."""
+    def put(self, name: str, data: bytes, owner: str = "") -> str:
+        """Store ``data`` under its id unless it is there already; return the id. ``owner``:
+        an opaque key of the uploading client (its share of the store is bounded)."""
         ...
 
     def get(self, data_id: str) -> Stored | None:
@@ -126,7 +134,7 @@ class UnavailableStore:
         self.reason = reason
         self.where = "nowhere"
 
-    def put(self, name: str, data: bytes) -> str:
+    def put(self, name: str, data: bytes, owner: str = "") -> str:
         raise Unavailable(self.reason)
 
     def get(self, data_id: str) -> Stored | None:
@@ -170,9 +178,14 @@ def config_from_env(env: Mapping[str, str] | None = None) -> Config:
     try:
         days = _positive(env, ENV_RETENTION, DEFAULT_RETENTION_DAYS, "days")
         total_mb = _positive(env, ENV_TOTAL, DEFAULT_MAX_TOTAL_MB, "megabytes")
+        share = _positive(env, ENV_OWNER_SHARE, OWNER_SHARE, "the store's share (0 to 1)")
+        if share > 1:
+            raise ValueError(f"{ENV_OWNER_SHARE} must be a share from 0 to 1, not {share:g}")
     except ValueError as exc:
         return Config(url, data_dir, Limits(), problem=str(exc))
-    limits = Limits(max_total_bytes=int(total_mb * 1e6), retention_s=days * 86400.0)
+    limits = Limits(
+        max_total_bytes=int(total_mb * 1e6), retention_s=days * 86400.0, owner_share=share
+    )
     return Config(url, data_dir, limits)
 
 

@@ -26,11 +26,13 @@ CONNECT_TIMEOUT_S = 3  #: a database that does not answer is given up after this
 STATEMENT_TIMEOUT_S = 5
 READ_TOUCH_S = 3600.0  #: a read refreshes a data set's "last opened" at most once an hour
 TABLE = "whatif_datasets"
+OWNER_SHARE = 0.1  #: one client holds at most a tenth of the store (100 MB of the default 1 GB)
 
 ENV_URL = "WHATIF_DATABASE_URL"
 ENV_DIR = "WHATIF_DATA_DIR"
 ENV_RETENTION = "WHATIF_DATA_RETENTION_DAYS"
 ENV_TOTAL = "WHATIF_DATA_MAX_TOTAL_MB"
+ENV_OWNER_SHARE = "WHATIF_DATA_OWNER_SHARE"
 
 
 class StoreError(Exception):
@@ -63,6 +65,13 @@ class Limits:
     max_bytes: int = MAX_BYTES  #: one data set
     max_total_bytes: int = int(DEFAULT_MAX_TOTAL_MB * 1e6)  #: the whole store
     retention_s: float = DEFAULT_RETENTION_DAYS * 86400.0  #: since a data set was last opened
+    #: the share of the whole store one client (its address; a session where none is known)
+    #: may hold: past it, its own oldest-opened data sets make room for its new one
+    owner_share: float = OWNER_SHARE
+
+    @property
+    def max_owner_bytes(self) -> int:
+        return max(self.max_bytes, int(self.max_total_bytes * self.owner_share))
 
 
 def content_id(data: bytes) -> str:

@@ -72,12 +72,24 @@ class SQLStore:
         return [
             f"CREATE TABLE IF NOT EXISTS {TABLE} (id CHAR(64) PRIMARY KEY, "
             f"name TEXT NOT NULL, data {self.blob} NOT NULL, size BIGINT NOT NULL, "
-            f"created_at {self.real} NOT NULL, last_read {self.real} NOT NULL)",
+            f"created_at {self.real} NOT NULL, last_read {self.real} NOT NULL, "
+            "owner TEXT NOT NULL DEFAULT '')",
             f"CREATE INDEX IF NOT EXISTS {TABLE}_last_read ON {TABLE} (last_read)",
+            *self._add_owner(),
         ]
 
-    def put(self, name: str, data: bytes) -> str:
+    def _add_owner(self) -> list[str]:
+        """The statements that give a table made before owners were kept its ``owner``
+        column (a backend's own: the two speak different SQL for it)."""
+        return []
+
+    def put(self, name: str, data: bytes, owner: str = "") -> str:
+        """Store ``data`` under its id (see :class:`datastore.DataStore`). ``owner`` is an
+        opaque key of the client that uploads it (a hash of its address): one owner holds at
+        most :attr:`Limits.max_owner_bytes`, its own oldest-opened data sets making room first,
+        and when the whole store is full the owner pushing it over loses its own first."""
         data_id, name = check_put(name, data, self.limits)
+        owner = str(owner)[:64]
         if self.read_only:
             raise Refused(READ_ONLY)
         data = bytes(data)
@@ -94,25 +106,48 @@ class SQLStore:
                     self._sql("UPDATE {table} SET last_read = ? WHERE id = ?"), (now, data_id)
                 )
                 return data_id
-            self._make_room(cur, len(data))
+            self._make_room(cur, len(data), owner)
             cur.execute(
                 self._sql(
-                    "INSERT INTO {table} (id, name, data, size, created_at, last_read) "
-                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
+                    "INSERT INTO {table} (id, name, data, size, created_at, last_read, owner) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
                 ),
-                (data_id, name, data, len(data), now, now),
+                (data_id, name, data, len(data), now, now, owner),
             )
         return data_id
 
-    def _make_room(self, cur, size: int) -> None:
-        """Delete the data sets opened longest ago until ``size`` more bytes fit the cap."""
+    def _make_room(self, cur, size: int, owner: str) -> None:
+        """Make room for ``size`` more bytes of ``owner``'s: first within the owner's own
+        share (its data sets opened longest ago go), then within the whole store, where the
+        owner's own data sets go first and then everyone's, opened longest ago first. A
+        stranger's uploads cannot flush the other users' data sets."""
+        cur.execute(
+            self._sql("SELECT COALESCE(SUM(size), 0) FROM {table} WHERE owner = ?"), (owner,)
+        )
+        mine = int(cur.fetchone()[0]) + size - self.limits.max_owner_bytes
+        if mine > 0:
+            cur.execute(
+                self._sql("SELECT id, size FROM {table} WHERE owner = ? ORDER BY last_read, id"),
+                (owner,),
+            )
+            self._delete(cur, cur.fetchall(), mine)
         cur.execute(self._sql("SELECT COALESCE(SUM(size), 0) FROM {table}"))
         excess = int(cur.fetchone()[0]) + size - self.limits.max_total_bytes
         if excess <= 0:
             return
-        cur.execute(self._sql("SELECT id, size FROM {table} ORDER BY last_read, id"))
+        cur.execute(
+            self._sql(
+                "SELECT id, size FROM {table} "
+                "ORDER BY CASE WHEN owner = ? THEN 0 ELSE 1 END, last_read, id"
+            ),
+            (owner,),
+        )
+        self._delete(cur, cur.fetchall(), excess)
+
+    def _delete(self, cur, rows, excess: int) -> None:
+        """Delete ``rows`` (id, size) in order until ``excess`` bytes are freed."""
         doomed = []
-        for row_id, row_size in cur.fetchall():
+        for row_id, row_size in rows:
             if excess <= 0:
                 break
             doomed.append(row_id)

@@ -14,6 +14,7 @@ from datastore._base import (
     CONNECT_TIMEOUT_S,
     ENV_URL,
     STATEMENT_TIMEOUT_S,
+    TABLE,
     Limits,
     Unavailable,
 )
@@ -62,6 +63,9 @@ class PostgresStore(SQLStore):
             ) from None
         self._psycopg = psycopg
         self._create_schema()
+
+    def _add_owner(self) -> list[str]:
+        return [f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS owner TEXT NOT NULL DEFAULT ''"]
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

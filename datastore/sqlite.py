@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from datastore._base import CONNECT_TIMEOUT_S, Limits, Unavailable
+from datastore._base import CONNECT_TIMEOUT_S, TABLE, Limits, Unavailable
 from datastore._sql import SQLStore
 
 
@@ -38,6 +38,16 @@ class SQLiteStore(SQLStore):
         except (sqlite3.Error, Unavailable):
             pass  # a read-only file keeps its journal mode; _create_schema says what it can do
         self._create_schema()
+        if not self.read_only:
+            self._add_owner_column()
+
+    def _add_owner_column(self) -> None:
+        """A table made before owners were kept gets its ``owner`` column (SQLite has no
+        ``ADD COLUMN IF NOT EXISTS``)."""
+        with self._transaction(write=True) as cur:
+            cur.execute(f"PRAGMA table_info({TABLE})")
+            if "owner" not in {row[1] for row in cur.fetchall()}:
+                cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         return Unavailable(f"the data file {self.path} cannot be used ({exc})")

@@ -141,7 +141,7 @@ def _share(name: str, data: bytes) -> str | None:
         return None
     store = datastore.get_store()
     try:
-        data_id = store.put(name, data)
+        data_id = store.put(name, data, owner=client_key())
     except datastore.Unavailable as exc:
         # one write that fails (a lock timeout, a full disk, a read-only store) concerns this
         # upload only: reads and the other sessions' uploads go on
@@ -156,6 +156,25 @@ def _share(name: str, data: bytes) -> str | None:
         return None
     st.session_state[SHARED] = shared + 1
     return data_id
+
+
+def client_key() -> str:
+    """An opaque key of the client behind this session, the store's owner of what it uploads:
+    a hash of its address (so fresh sessions of one client share one bound), or of the session
+    where no address is known."""
+    import hashlib
+
+    who = None
+    try:
+        who = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context (a bare script run)
+        who = None
+    if not who:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        who = "session:" + (ctx.session_id if ctx is not None else "none")
+    return hashlib.sha256(f"whatif-owner:{who}".encode()).hexdigest()[:32]
 
 
 def current_ids() -> list[str]:
