@@ -144,10 +144,12 @@ def _wait_tail(lam, T, C, w, extra=0.0):
     return np.where(w < C, miss * (1.0 + lam * np.maximum(C - w, 0.0)), 0.0)
 
 
-def _p99_wait(lam_h, T, C, extra=0.0) -> float:
+def _p99_wait(lam_h, T, C, extra=0.0, day=None) -> float:
+    """The 99th percentile of the wait over a day's requests [s] (0 when under 1 % wait):
+    ``lam_h`` are the hourly rates whose requests may wait (a warm hour's are 0), ``day`` the
+    whole day's rates, every request counted in the percentile (default ``lam_h``)."""
     lam_h = np.asarray(lam_h, float)
-    """The 99th percentile of the wait over a day's requests [s] (0 when under 1 % wait)."""
-    total = float(np.sum(lam_h)) * HOUR_S
+    total = float(np.sum(lam_h if day is None else np.asarray(day, float))) * HOUR_S
     if total <= 0 or C <= 0:
         return 0.0
     grid = np.linspace(0.0, C, 200)
@@ -187,7 +189,7 @@ def _strategy_analytic(lam_h, extra_h, svc, s, C, T, warm_mask, asleep_billed) -
         replica_hours,
         cold,
         float(np.sum(delayed)) * HOUR_S,
-        _p99_wait(lam_cold, T, C, extra),
+        _p99_wait(lam_cold, T, C, extra, day=lam_h),  # over the whole day's requests
         C if cold > 0 else 0.0,
         misses,
         timeline={

@@ -253,6 +253,8 @@ def cli_case(args: list[str]) -> dict:
         body = json.loads(done.stdout)
     except ValueError:
         body = done.stdout
+    if done.returncode != 0:  # every case is a valid scenario: a refusal is a broken case
+        raise RuntimeError(f"whatif eval {' '.join(args)} failed: {done.stderr.strip()}")
     return {"rc": done.returncode, "out": body, "err": done.stderr}
 
 
@@ -272,9 +274,10 @@ def cases():
     from model.presets import scenario_names
 
     for name in scenario_names():
-        yield f"cli/{name}", lambda name=name: cli_case([f"scenario={name}"])
+        yield f"cli/{name}", lambda name=name: cli_case(["--scenario", name])
     for name, args in CLI_VARIANTS:
-        yield f"cli/{name}", lambda args=args: cli_case(args)
+        sets = [a for kv in args for a in ("--set", kv)]
+        yield f"cli/{name}", lambda sets=sets: cli_case(sets)
     for name, q, bq in REPORTS:
         yield name, lambda q=q, bq=bq: report_case(q, bq)
     for page, tabs in PAGES.items():
