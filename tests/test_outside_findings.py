@@ -458,3 +458,25 @@ def test_p99_wait_is_taken_over_the_whole_days_requests(name):
         <= eco["scale_to_zero"]["delayed_requests_per_day"]
     ):
         assert eco["prewarm"]["p99_wait_s"] <= eco["scale_to_zero"]["p99_wait_s"] + 1e-9
+
+
+# --- 17. the README and the defaults ---------------------------------------------------------
+
+
+def test_the_app_listens_on_this_machine_only_by_default():
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["address"] == "localhost"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "--server.address 0.0.0.0" in readme
+
+
+def test_the_readmes_tour_table_is_one_table():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]
+    lines = tour.strip().splitlines()
+    table = lines[: next(i for i, line in enumerate(lines) if not line.startswith("|"))]
+    pages = ["app", "Roofline", "Launch overhead", "Cold start", "Scale to zero", "Compare"]
+    for page in [*pages, "Measurements"]:
+        assert any(f"**{page}**" in row for row in table), page
