@@ -121,6 +121,13 @@ def _items(args) -> list[tuple[str, object]]:
 
 
 def _print_text(result: dict) -> None:
+    mem = result.get("memory")
+    if isinstance(mem, dict) and mem.get("weights_fit") is False:  # first, not buried below
+        print(
+            f"does not fit: the weights take {mem['weights_per_gpu_gb']:.4g} GB per GPU (plus "
+            f"{mem.get('graph_memory_gb', 0):.3g} GB of graphs) against "
+            f"{mem['usable_per_gpu_gb']:.4g} GB usable; the figures below assume it ran anyway"
+        )
     for section, figures in result.items():
         if not isinstance(figures, dict):
             print(f"{section}: {figures}")
@@ -138,6 +145,7 @@ def _summary(out: dict) -> str:
         lines.append(f"  rows: {len(out['rows'])}")
     for key, value in {**out.get("conditions", {}), **out.get("figures", {})}.items():
         lines.append(f"  {key} = {value:.6g}" if isinstance(value, float) else f"  {key} = {value}")
+    lines += [f"  note: {n}" for n in out.get("notes", [])]
     lines += [f"  not read: {p}" for p in out.get("problems", [])]
     return "\n".join(lines)
 

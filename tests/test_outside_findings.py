@@ -480,3 +480,54 @@ def test_the_readmes_tour_table_is_one_table():
     pages = ["app", "Roofline", "Launch overhead", "Cold start", "Scale to zero", "Compare"]
     for page in [*pages, "Measurements"]:
         assert any(f"**{page}**" in row for row in table), page
+
+
+# --- 16. CLI details -------------------------------------------------------------------------
+
+
+def test_parse_log_says_at_least_for_gpus_counted_from_the_ranks_it_shows(tmp_path):
+    import subprocess
+    import sys
+
+    lines = [
+        f"(VllmWorker rank={r} pid={100 + r}) INFO 06-19 23:05:0{r} [default_loader.py:262] "
+        f"Loading weights took 3.{r} seconds"
+        for r in range(7)
+    ]
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "model", "parse-log", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "at least 7" in done.stdout
+
+
+def test_eval_on_a_model_that_does_not_fit_says_so_first():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "model",
+            "eval",
+            "--scenario",
+            "default",
+            "--set",
+            "gpus=1",
+            "--set",
+            "weights_dtype=bf16",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("does not fit:")

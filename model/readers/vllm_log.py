@@ -1426,7 +1426,15 @@ class _Parser:
                 (tp or 1) * c.get("pipeline_parallel_size", 1) * c.get("data_parallel_size", 1)
             )
         elif st.ranks:
+            # only the ranks the excerpt shows: the server may have more (7 of 8 logged)
             c["gpus"] = len(st.ranks)
+            notes = self.ds.extra.setdefault("notes", [])
+            note = (
+                f"gpus: at least {len(st.ranks)}: the log shows {len(st.ranks)} ranks and states "
+                "no tensor-, pipeline- or data-parallel size, so an excerpt may miss some"
+            )
+            if len(st.ranks) > 1 and note not in notes:
+                notes.append(note)
         order = (
             "model",
             "tensor_parallel_size",
@@ -1510,6 +1518,7 @@ def parse_log(text: str, name: str = "log") -> Dataset:
     st = info["start"]
     ds.figures = figures
     ds.conditions = conditions
+    notes = ds.extra.get("notes", [])
     ds.extra = {
         "items": _items(
             figures,
@@ -1523,6 +1532,7 @@ def parse_log(text: str, name: str = "log") -> Dataset:
         "ranks": max(1, len(st.ranks)),
         "lines_matched": parser.lines_matched,
         "start_ups": info["count"],
+        **({"notes": notes} if notes else {}),
     }
     return ds
 
