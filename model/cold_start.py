@@ -288,6 +288,28 @@ def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool 
     return s.model_copy(update=update)
 
 
+def optimised_changes(s: Scenario) -> list[str]:
+    """What :func:`optimised` changes from ``s``, in plain words (the optimised start assumes
+    them; a page says so rather than assume changes the scenario does not have)."""
+    s = s.effective()
+    o = optimised(s)
+    out = []
+    if o.loader != s.loader:
+        loader = cold_start_presets().loaders[o.loader]
+        out.append(f"the {loader.name} loader ({loader.default_concurrency} streams)")
+    if o.compile_cache and not s.compile_cache:
+        out.append("a warm torch.compile cache")
+    if len(o.capture_sizes) < len(s.capture_sizes):
+        out.append(
+            f"{len(o.capture_sizes)} CUDA-graph capture sizes instead of {len(s.capture_sizes)}"
+        )
+    if o.process_init_s < s.process_init_s:
+        out.append(
+            f"a lean environment (process init {o.process_init_s:g} s, not {s.process_init_s:g} s)"
+        )
+    return out
+
+
 def weights_timeline(t_read, t_h2d, overlap, chunks=12, t_host=0.0):
     """The lanes of item 4, chunk by chunk [s]: the storage read, the loader's extra passes
     through host memory (pickle's; zero-length when there are none) and the host→device copy.

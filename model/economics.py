@@ -483,7 +483,38 @@ def economics(s: Scenario, trace=None) -> dict:
     else:
         out["requests_per_day"] = float(np.sum(profile_rates(s))) * HOUR_S
     out["break_even_cold_start_s"] = break_even(s, svc, trace, out["warm"]["total_usd_per_day"])
+    out.update(penalty_flips(out, best, s.sla_penalty_usd))
     return out
+
+
+def penalty_flips(strategies: dict, best: str, penalty: float) -> dict:
+    """The SLA penalties [USD per miss] at which the recommendation changes: each strategy's
+    day costs ``GPU cost + misses × penalty``, a line in the penalty, so the recommended one
+    stays the cheapest between two crossings. ``penalty_flip_up_usd``: the smallest penalty
+    above ``penalty`` where a strategy with fewer misses (``penalty_flip_up_to``) becomes
+    cheaper (None: none ever does); ``penalty_flip_down_usd``: the largest below it, ≥ 0, where
+    one with more misses does (``…_down_to``). The default penalty is illustrative, so the page
+    says where the answer turns (issue 21: $0.05 decided it)."""
+    cost, miss = (
+        {k: strategies[k][f] for k in STRATEGIES}
+        for f in ("cost_usd_per_day", "sla_misses_per_day")
+    )
+    up = down = None
+    for k in STRATEGIES:
+        dm = miss[best] - miss[k]
+        if k == best or abs(dm) < 1e-12:
+            continue
+        p = (cost[k] - cost[best]) / dm  # where the two lines cross
+        if dm > 0 and p > penalty and (up is None or p < up[0]):
+            up = (p, k)
+        if dm < 0 and 0 <= p < penalty and (down is None or p > down[0]):
+            down = (p, k)
+    return {
+        "penalty_flip_up_usd": up and float(up[0]),
+        "penalty_flip_up_to": up and up[1],
+        "penalty_flip_down_usd": down and float(down[0]),
+        "penalty_flip_down_to": down and down[1],
+    }
 
 
 def break_even(s: Scenario, svc: Service, trace, warm_total: float) -> float | None:

@@ -23,6 +23,8 @@ source = f"trace {md_escape(tr.name)}" if tr is not None else f"traffic: {s.traf
 scenario_caption(s, source, f"{eco['requests_per_day']:,.0f} requests/day", f"SLA {s.sla_s:g} s")
 shown.metrics("headline")
 shown.caption("service")
+shown.caption("penalty")
+shown.caption("optimised")
 assumption_line(s)
 draw_sidebar()
 

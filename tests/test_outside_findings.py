@@ -531,3 +531,38 @@ def test_eval_on_a_model_that_does_not_fit_says_so_first():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("does not fit:")
+
+
+# --- 12. the SLA penalty: where the recommendation turns, and what "optimised" assumes --------
+
+
+@pytest.mark.parametrize("name", ["default", "seed-70b-fp8-cold-start", "llama-8b-1xh100"])
+def test_the_penalty_flips_are_where_the_recommendation_changes(name):
+    from model.economics import economics
+
+    s = resolve([("scenario", name)], strict=True)[0]
+    eco = economics(s)
+    for side, factor in (("up", 1.05), ("down", 0.95)):
+        at = eco[f"penalty_flip_{side}_usd"]
+        if at is None:
+            continue
+        if at > 1e-3:
+            before = resolve(
+                [("scenario", name), ("sla_penalty_usd", f"{at / factor:.6g}")], strict=True
+            )[0]
+            assert economics(before)["recommended"] == eco["recommended"]
+        after = resolve(
+            [("scenario", name), ("sla_penalty_usd", f"{at * factor:.6g}")], strict=True
+        )[0]
+        assert economics(after)["recommended"] == eco[f"penalty_flip_{side}_to"]
+
+
+def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
+    at = AppTest.from_file(str(ROOT / "pages/4_Scale_to_zero.py"), default_timeout=120)
+    at.query_params["scenario"] = "default"
+    at.run()
+    assert not at.exception
+    text = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "The recommendation (scale to zero, optimised start) holds for a penalty" in text
+    assert "above $1.28 warm floor wins" in text
+    assert "a warm torch.compile cache" in text and "Run:ai Model Streamer" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from model.cold_start import optimised_changes
 from model.compare import Row
 from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
 from ui import economics_charts, economics_view
@@ -44,6 +45,39 @@ def _service(v: View) -> str:
         f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; one replica serves "
         f"{svc.capacity_per_s:,.2f} requests/s (Roofline lens: TTFT {svc.ttft_s * 1000:,.0f} ms + "
         f"output tokens × TPOT {svc.tpot_s * 1000:,.1f} ms at batch {v.s.batch})."
+    )
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}" if x >= 0.01 else f"${x:.2g}"
+
+
+def _penalty(v: View) -> str:
+    """Where the recommendation turns with the SLA penalty (its default is illustrative)."""
+    eco, s = _eco(v), v.s
+    best = STRATEGY_NAMES[eco["recommended"]]
+    lo, hi = eco["penalty_flip_down_usd"], eco["penalty_flip_up_usd"]
+    span = f"from {_usd(lo)}" if lo is not None else "from $0"
+    span += f" to {_usd(hi)} per missed SLA" if hi is not None else " per missed SLA upwards"
+    text = f"The recommendation ({best}) holds for a penalty {span}"
+    if hi is not None:
+        text += f"; above {_usd(hi)} {STRATEGY_NAMES[eco['penalty_flip_up_to']]} wins"
+    if lo is not None:
+        text += f"; below {_usd(lo)} {STRATEGY_NAMES[eco['penalty_flip_down_to']]} does"
+    return (
+        text + f". This scenario's {_usd(s.sla_penalty_usd)} per miss is an assumption, not a "
+        "measured figure: set what a late request costs you under Penalty per miss."
+    )
+
+
+def _optimised(v: View) -> str:
+    changes = optimised_changes(v.s)
+    if not changes:
+        return "The optimised start is this scenario's own: it has every optimisation already."
+    return (
+        "Scale to zero with the optimised start assumes what this scenario does not have: "
+        + ", ".join(changes)
+        + " (the Cold start lens's optimised column)."
     )
 
 
@@ -93,6 +127,8 @@ SCALE_TO_ZERO = Lens(
     ),
     texts={
         "service": _service,
+        "penalty": _penalty,
+        "optimised": _optimised,
         "rule": "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
         "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "
         "when troughs are long and the optimised cold start fits the tolerance.",
