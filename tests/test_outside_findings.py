@@ -566,3 +566,56 @@ def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
     assert "The recommendation (scale to zero, optimised start) holds for a penalty" in text
     assert "above $1.28 warm floor wins" in text
     assert "a warm torch.compile cache" in text and "Run:ai Model Streamer" in text
+
+
+# --- 14. words and numbers -------------------------------------------------------------------
+
+
+def _page(path: str, **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_money_deltas_carry_their_dollar_sign():
+    at = _page("pages/4_Scale_to_zero.py", scenario="default")
+    total = next(m for m in at.metric if m.label == "Total per day")
+    assert "$" in total.proto.delta and "vs warm" in total.proto.delta, total.proto.delta
+
+
+def test_the_optimised_delta_says_what_it_is_against():
+    at = _page("pages/3_Cold_start.py", scenario="default")
+    opt = next(m for m in at.metric if m.label == "Optimised")
+    assert opt.proto.delta.endswith("vs this start"), opt.proto.delta
+
+
+def test_the_seed_table_calls_its_gpu_time_so():
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.session_state["t_roofline"] = "BF16/INT4 × CUDA graphs"
+    at.run()
+    columns = list(at.dataframe[0].value.columns)
+    assert "GPU time [ms]" in columns and "HBM reads [ms]" not in columns
+
+
+def test_an_unchanged_fit_error_reads_unchanged():
+    from ui.measure_view import _error_change
+
+    assert _error_change({"before": 12.34, "after": 12.33}) == {
+        "delta": "unchanged",
+        "delta_color": "off",
+        "delta_arrow": "off",
+    }
+    assert _error_change({"before": 12.0, "after": 8.8})["delta"] == "-3.2 percentage points"
+
+
+def test_the_trace_summary_shows_numbers_as_read():
+    from ui.economics_view import _shown
+
+    assert _shown(5.53042198907183) == "5.53"
+    assert _shown(14.0) == "14"
+    assert _shown(1287480000000.0) == "1,287,480,000,000"
+    assert _shown(None) == "–"

@@ -144,7 +144,9 @@ def table(rows: list[dict], cols: Columns) -> None:
         keep = [r["differs"] for r in rows]
         text, style = text[keep], style[keep]
     styled = text.style.apply(lambda _: style.loc[text.index].to_numpy(), axis=None)
-    st.dataframe(styled, hide_index=True, width="stretch", height=36 * (len(text) + 1) + 4)
+    st.dataframe(
+        styled, hide_index=True, width="stretch", height=35 * (len(text) + 1) + 3
+    )  # rows are 35 px: no empty last row
     numbers = pd.DataFrame(
         [
             {

@@ -73,6 +73,18 @@ def _drop_trace() -> None:
     st.session_state[TRACE_ERROR] = None
 
 
+def _shown(value) -> str:
+    """A trace summary's value as read: 4 significant digits with separators (5.530, 14,000),
+    whole numbers without a decimal part, nothing for None."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
 def controls(s: Scenario) -> None:
     from model.traffic import traffic_profiles
 
@@ -204,7 +216,9 @@ def trace_area() -> None:
             b.button("Drop the trace (back to the profile)", on_click=_drop_trace)
             summary = tr.summary()
             st.dataframe(
-                pd.DataFrame({"what": list(summary), "value": [str(v) for v in summary.values()]}),
+                pd.DataFrame(
+                    {"what": list(summary), "value": [_shown(v) for v in summary.values()]}
+                ),
                 hide_index=True,
                 width="stretch",
             )

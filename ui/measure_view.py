@@ -33,6 +33,18 @@ KIND_NAMES = {
 }
 
 
+def _error_change(err: dict) -> dict:
+    """The fit's change of the median error as a metric delta: "-3.2 percentage points"
+    (green: the error fell), or "unchanged" (never a signed zero drawn red)."""
+    if err["after"] is None or err["before"] is None:
+        return {}
+    change = err["after"] - err["before"]
+    if abs(change) < 0.05:
+        return {"delta": "unchanged", "delta_color": "off", "delta_arrow": "off"}
+    # a fall of the error is good: the sign stays (Streamlit reads it), colour inverted
+    return {"delta": f"{change:+.1f} percentage points", "delta_color": "inverse"}
+
+
 def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
     c = st.columns(5)
     c[0].metric("Data sets", len(sets))
@@ -48,10 +60,7 @@ def headline(s: Scenario, sets: list[Dataset], cal: Calibration | None) -> None:
         c[3].metric(
             "Error, with the fit",
             "–" if err["after"] is None else f"{err['after']:.1f} %",
-            delta=None
-            if err["after"] is None or err["before"] is None
-            else f"{err['after'] - err['before']:+.1f} pts",
-            delta_color="inverse",
+            **_error_change(err),
         )
         c[4].metric("Parameters fitted", len(cal.fits), help=", ".join(cal.fits) or None)
     if s.calibrated:

@@ -124,8 +124,11 @@ def break_even_text(be: float | None) -> str:
 
 def _vs_warm(v: View) -> dict:
     rec, warm = v.f["recommended"], v.f["economics"]["warm"]
+    diff = rec["total_usd_per_day"] - warm["total_usd_per_day"]
+    if abs(diff) < 0.005:
+        return {"delta": "= warm floor", "delta_color": "off", "delta_arrow": "off"}
     return {
-        "delta": f"{rec['total_usd_per_day'] - warm['total_usd_per_day']:+,.2f} vs warm",
+        "delta": f"{'-' if diff < 0 else '+'}${abs(diff):,.2f} vs warm",
         "delta_color": "inverse",
     }
 

@@ -143,7 +143,7 @@ ROOFLINE = Lens(
             lambda v: pd.DataFrame(v.r["seed_table"]),
             columns={
                 "configuration": Column("configuration"),
-                "t_hbm_ms": _ms("HBM reads [ms]"),
+                "t_hbm_ms": _ms("GPU time [ms]"),
                 "t_fixed_ms": _ms("launches + host [ms]"),
                 "t_step_ms": _ms("step [ms]"),
                 "speedup": _ms("vs BF16 eager"),
