@@ -619,3 +619,30 @@ def test_the_trace_summary_shows_numbers_as_read():
     assert _shown(14.0) == "14"
     assert _shown(1287480000000.0) == "1,287,480,000,000"
     assert _shown(None) == "–"
+
+
+# --- 10. loading an example sets its scenario; mixed set-ups are said at the top --------------
+
+
+def test_loading_an_example_sets_the_scenario_it_measured(tmp_path, monkeypatch):
+    import datastore
+
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
+    at = _page("pages/5_Measurements.py")
+    [b for b in at.button if b.key == "w_meas_ex_gptoss-h100x8-tpot"][0].click()
+    at.run()
+    assert not at.exception
+    assert at.query_params["model"] in ("gpt-oss-120b", ["gpt-oss-120b"])
+    assert at.query_params["gpus"] in ("8", ["8"])
+    shown = " ".join(w.value for w in [*at.info, *at.warning, *at.caption]).replace("\\", "")
+    assert "The scenario is set to what this example measured" in shown
+    assert not any("may not match the scenario" in w.value for w in at.warning)
+    errors = [m.value for m in at.metric if m.label == "Error, as configured"]
+    assert errors and float(errors[0].split()[0]) < 100  # it was 128.8 % on the wrong scenario
+
+
+def test_data_sets_of_another_set_up_are_named_at_the_top():
+    at = _page("pages/5_Measurements.py", data="ex-gptoss-h100x8-tpot")  # a link: scenario kept
+    first = next(w.value for w in at.warning if "may not match the scenario" in w.value)
+    assert "gptoss" in first.replace("\\", "").lower() or "1 of the 1" in first

@@ -321,11 +321,26 @@ def on_paste() -> None:
 
 
 def on_example(example_id: str) -> None:
+    """Load an example data set; when it is the session's only one, the scenario is set to
+    what the example measured (its hardware, GPUs, model, dtype) and a notice says so, so the
+    overlay and the fit compare like with like."""
     _reset_messages()
     try:
-        _keep(load_example(example_id), EXAMPLE_PREFIX + example_id)
+        kept = _keep(load_example(example_id), EXAMPLE_PREFIX + example_id)
     except ScenarioError as exc:  # a broken example is a bug, shown like any bad file
         st.session_state[ERRORS].append((examples()[example_id].file, exc.message))
+        kept = False
+    ex = examples()[example_id]
+    if kept and ex.scenario and len(st.session_state.get(DATASETS, {})) == 1:
+        pairs = [
+            (k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in ex.scenario.items()
+        ]
+        state.apply_change(pairs)
+        _notice(
+            "The scenario is set to what this example measured ("
+            + md_escape(", ".join(f"{k} = {v}" for k, v in pairs))
+            + "); the sidebar shows it and the share link carries it."
+        )
     _publish()
 
 

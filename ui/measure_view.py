@@ -82,7 +82,7 @@ def upload_area() -> None:
         st.caption(text)
     st.file_uploader(
         "Measurement files: our CSVs, vLLM start-up logs, vLLM benchmark JSON/JSONL/stdout, "
-        "GenAI-Perf CSV/JSON (5 MB each at most)",
+        f"GenAI-Perf CSV/JSON (5 MB each at most, {data.MAX_DATASETS} data sets at once)",
         accept_multiple_files=True,
         key=state.watch_widget("w_meas_upload", None),
         on_change=data.on_upload,
@@ -124,6 +124,16 @@ def notices_area(notes: list[str]) -> None:
 
 def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
     out = []
+    ex = data.example_for(ds)
+    if ex is not None and ex.scenario:  # an example states what it measured
+        mine = {"model": s.model.id, "hardware": s.hardware.id, "gpus": s.gpus}
+        mine["weights_dtype"] = s.weights_dtype
+        for key in ("model", "hardware", "gpus", "weights_dtype"):
+            if key in ex.scenario and str(ex.scenario[key]) != str(mine[key]):
+                out.append(
+                    f"it measured {key_name(key)} {ex.scenario[key]}, the scenario has {mine[key]}"
+                )
+        return out
     cond = ds.conditions
     gpus = cond.get("gpus") or cond.get("tensor_parallel_size")
     if isinstance(gpus, int) and gpus != s.gpus:
@@ -134,6 +144,22 @@ def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
         if words and not any(w in model.lower() for w in words[:2]):
             out.append(f"it ran {model}, the scenario models {s.model.name}")
     return out
+
+
+def mismatch_warning(s: Scenario, sets: list[Dataset]) -> None:
+    """At the top of the page, before any fit is offered: the data sets measured on another
+    model or GPU count than the scenario (one fit over them mixes what they measured)."""
+    off = [(ds.name, _conditions_mismatch(s, ds)) for ds in sets]
+    off = [(name, why) for name, why in off if why]
+    if not off:
+        return
+    lines = [f"- **{md_escape(name)}**: {md_escape('; '.join(why))}" for name, why in off]
+    st.warning(
+        f"{len(off)} of the {len(sets)} data sets may not match the scenario; the fit below "
+        "compares every point with this one scenario. Set the scenario to what was measured "
+        "(each data set's section under What was read has the settings it states), or remove "
+        "the data sets of other set-ups:\n\n" + "\n".join(lines)
+    )
 
 
 def read_area(s: Scenario, sets: list[Dataset]) -> None:
