@@ -14,12 +14,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from model import engines
-from model.units import BYTES_PER_PARAM, PEAK_DTYPES, WeightsDtype
-
-#: the bounds of ``rate_scale``, the one place they are set: the scenario, the Scale to zero
-#: widget and the traffic model all read them (a profile's busiest hour of 10 million requests
-#: × 10,000 is already far past any replica count the economics page draws)
-MIN_RATE_SCALE, MAX_RATE_SCALE = 1e-6, 10_000.0
+from model.units import (  # noqa: F401 - the rate_scale bounds are re-exported
+    BYTES_PER_PARAM,
+    MAX_RATE_SCALE,
+    MIN_RATE_SCALE,
+    PEAK_DTYPES,
+    WeightsDtype,
+)
 
 _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
 # Lower bounds mean something physically: a divisor (a bandwidth, a peak, an efficiency, τ, a

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from model.datafiles import PRESETS_DIR, load_file
 from model.errors import ScenarioError
-from model.scenario import MAX_RATE_SCALE
+from model.units import MAX_RATE_SCALE
 
 DEFAULT_TRAFFIC = "business-hours"
 HOURS = 24

@@ -56,3 +56,9 @@ def compute_dtype(weights_dtype: str, peak_tflops: dict[str, float]) -> str:
             return candidate
     # validated presets always carry at least one of the above; keep a deterministic answer
     return next(iter(peak_tflops))
+
+
+#: the bounds of ``rate_scale``, the one place they are set: the scenario, the Scale to zero
+#: widget and the traffic model all read them (a profile's busiest hour of 10 million requests
+#: × 10,000 is already far past any replica count the economics page draws)
+MIN_RATE_SCALE, MAX_RATE_SCALE = 1e-6, 10_000.0
