@@ -309,14 +309,14 @@ def build_report(
 # The session (streamlit from here on)
 
 
-def sidebar_section(s: Scenario, page: str, where=None) -> None:
+def sidebar_section(s: Scenario, page: str) -> None:
     """The sidebar's Export block (``sidebar()`` ends with it): the report download, made only
     when clicked, and the charts' download format; and the page's print stylesheet."""
     st.html(PRINT_STYLE)  # a constant: no user text
     ctx = context(s, page)
     baseline = state.baseline()
     trace = economics_view.trace()  # the Scale to zero page's upload, if any
-    sb = st.sidebar if where is None else where
+    sb = st.sidebar
     sb.markdown("**Export**")
     sb.download_button(
         "Export report (HTML)",

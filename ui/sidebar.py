@@ -73,11 +73,8 @@ _sync = state.sync_widget
 
 
 def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
-    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``): the
-    share link, the baseline and the export first (a reviewer's three actions, above the
-    twenty-odd widgets), filled in once the widgets have settled the scenario."""
+    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``)."""
     sb = st.sidebar
-    top = sb.container()  # drawn first on screen, filled last (after adopt_browser_values)
     names = [DEFAULTS_LABEL] + scenario_names()
     sb.selectbox(
         "Scenario",
@@ -361,28 +358,27 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             help="A mapping of the public keys (as downloaded from any page). Read with "
             "yaml.safe_load only; at most 100 kB.",
         )
-    if sb.button("Reset to the scenario's preset", width="stretch"):
-        state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
-        st.rerun()
+    baseline_section(s)
     state.adopt_browser_values()
     share = export.context(s, page).link  # made once a run; the charts' captions carry it too
-    top.markdown("**Share link** (exactly this view)")
-    top.code(share, language=None, wrap_lines=True)
+    sb.markdown("**Share link** (exactly this view)")
+    sb.code(share, language=None, wrap_lines=True)
     size = codecs.link_size(s) + codecs.query_size(state.link_extras())
     if size > codecs.MAX_QUERY_CHARS:
-        top.warning(
+        sb.warning(
             f"This link's query is {size:,} characters, over the {codecs.MAX_QUERY_CHARS:,} a "
             "link may carry: share the scenario YAML (download on the page) instead."
         )
-    baseline_section(s, top)
-    report.sidebar_section(s, page, top)  # the report, the charts' format, print CSS
+    if sb.button("Reset to the scenario's preset", width="stretch"):
+        state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
+        st.rerun()
+    report.sidebar_section(s, page)  # the report, the charts' format, print CSS
 
 
-def baseline_section(s: Scenario, where=None) -> None:
+def baseline_section(s: Scenario) -> None:
     """Pin the scenario as the baseline, or say what the pinned one is and how the scenario
-    differs from it; swap, re-pin, clear, and the compare page (in ``where``, the sidebar by
-    default)."""
-    sb = st.sidebar if where is None else where
+    differs from it; swap, re-pin, clear, and the compare page."""
+    sb = st.sidebar
     b = state.baseline()
     sb.markdown("**Baseline**")
     if b is None:
