@@ -10,16 +10,13 @@ from model.compare import Row
 from model.presets import cold_start_presets
 from ui import cold_charts, measure_data
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lenses.common import seconds
 from ui.measure_charts import measured_waterfall
 from ui.text import md_escape
 
 
 def _cs(v: View) -> dict:
     return v.f["cold_start"]
-
-
-def _s(x: float) -> str:
-    return f"{x:,.1f} s"
 
 
 def _optimised_alone(v: View) -> dict:
@@ -36,12 +33,16 @@ def _optimised_alone(v: View) -> dict:
 TOTALS = Metrics(
     (
         Metric(
-            "Time to ready", "cold_start.total_s", show=_s, unit="s", help="Items 1–5 in series."
+            "Time to ready",
+            "cold_start.total_s",
+            show=seconds,
+            unit="s",
+            help="Items 1–5 in series.",
         ),
         Metric(
             "Floor (items 1–3)",
             "cold_start.floor_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
             "sleep mode or a warm replica help.",
@@ -49,7 +50,7 @@ TOTALS = Metrics(
         Metric(
             "Optimised",
             "cold_start_optimised.total_s",
-            show=_s,
+            show=seconds,
             unit="s",
             alone=_optimised_alone,
             help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
@@ -141,11 +142,11 @@ def _items_caption(v: View) -> str:
 
 ITEMS = Metrics(
     (
-        Metric("1 Process init", "cold_start.process_init_s", show=_s, unit="s"),
+        Metric("1 Process init", "cold_start.process_init_s", show=seconds, unit="s"),
         Metric(
             "2 CUDA context",
             "cold_start.cuda_context_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help=lambda v: (
                 f"context {v.s.cuda_context_s:g} s + P2P check "
@@ -155,7 +156,7 @@ ITEMS = Metrics(
         Metric(
             "3 Allocator",
             "cold_start.allocator_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help=lambda v: (
                 f"allocator {v.s.allocator_s:g} s + memory profiling "
@@ -163,8 +164,12 @@ ITEMS = Metrics(
                 f"{_sub(v)['allocator_s']['kv_cache_init_s']:g} s"
             ),
         ),
-        Metric("4 Weights → HBM", "cold_start.weights_s", show=_s, unit="s", help=_weights_help),
-        Metric("5 Graphs + JIT", "cold_start.graphs_jit_s", show=_s, unit="s", help=_graphs_help),
+        Metric(
+            "4 Weights → HBM", "cold_start.weights_s", show=seconds, unit="s", help=_weights_help
+        ),
+        Metric(
+            "5 Graphs + JIT", "cold_start.graphs_jit_s", show=seconds, unit="s", help=_graphs_help
+        ),
     ),
     caption=_items_caption,
 )

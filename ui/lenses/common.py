@@ -29,14 +29,20 @@ def _split(v: View) -> str:
     )
 
 
-def _seconds(ms: float) -> str:
+def ms_latency(ms: float) -> str:
+    """A figure in ms shown as a latency (``35.3 ms``, ``2.17 s``)."""
     return latency(ms / 1e3)
+
+
+def seconds(x: float) -> str:
+    """A start-up figure in s: ``115.7 s``."""
+    return f"{x:,.1f} s"
 
 
 TTFT = Metric(
     "TTFT",
     "request.ttft_ms",
-    show=_seconds,
+    show=ms_latency,
     unit="ms",
     help=lambda v: (
         f"Time to first token at light load: the prefill ({_chunking(v)}) plus one "
@@ -47,7 +53,7 @@ PREFILL = (
     Metric(
         "Prefill",
         "request.prefill_ms",
-        show=_seconds,
+        show=ms_latency,
         unit="ms",
         help=lambda v: f"{_chunking(v)}: {_split(v)}.",
     ),
@@ -63,7 +69,7 @@ LATENCY = (
     Metric(
         "TPOT",
         "request.tpot_ms",
-        show=_seconds,
+        show=ms_latency,
         unit="ms",
         help=lambda v: (
             f"Time per output token: one decode step at batch {v.f['request']['batch']:,}."

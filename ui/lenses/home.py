@@ -4,19 +4,10 @@
 from __future__ import annotations
 
 from model.evaluate import summary
-from ui.layout import fmt, latency
+from ui.layout import fmt
 from ui.lens import Lens, Metric, Metrics, View
-from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures
+from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures, ms_latency, seconds
 from ui.text import step_ms
-
-
-def _seconds(ms: float) -> str:
-    return latency(ms / 1e3)
-
-
-def _s(x: float) -> str:
-    return f"{x:,.1f} s"
-
 
 DECODE = Metrics(
     (
@@ -53,15 +44,15 @@ LAUNCH = Metrics(
         Metric(
             "Eager launch time",
             "launch.t_launch_eager_ms",
-            show=_seconds,
+            show=ms_latency,
             unit="ms",
             help="Kernels per step × the CPU cost τ of one launch, paid when graphs are off.",
         ),
-        Metric("Step, eager", "launch.t_step_eager_ms", show=_seconds, unit="ms"),
+        Metric("Step, eager", "launch.t_step_eager_ms", show=ms_latency, unit="ms"),
         Metric(
             "Step, graph",
             "launch.t_step_graph_ms",
-            show=_seconds,
+            show=ms_latency,
             unit="ms",
             help=lambda v: f"mode: {v.f['launch']['graph_mode']}",
         ),
@@ -99,19 +90,21 @@ def _weights_help(v: View) -> str:
 
 COLD_START = Metrics(
     (
-        Metric("Time to ready", "cold_start.total_s", show=_s, unit="s"),
+        Metric("Time to ready", "cold_start.total_s", show=seconds, unit="s"),
         Metric(
             "Floor (items 1–3)",
             "cold_start.floor_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help="Process init + CUDA context + allocator: what no loader crosses.",
         ),
-        Metric("4 Weights → HBM", "cold_start.weights_s", show=_s, unit="s", help=_weights_help),
+        Metric(
+            "4 Weights → HBM", "cold_start.weights_s", show=seconds, unit="s", help=_weights_help
+        ),
         Metric(
             "5 Graphs + JIT",
             "cold_start.graphs_jit_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help="torch.compile's just-in-time (JIT) compilation and the capture of the CUDA "
             "graphs.",
@@ -119,7 +112,7 @@ COLD_START = Metrics(
         Metric(
             "Optimised",
             "cold_start_optimised.total_s",
-            show=_s,
+            show=seconds,
             unit="s",
             help="overlapping loader, warm compile cache, bounded capture, lean environment",
         ),
