@@ -220,7 +220,12 @@ def main(argv: list[str] | None = None) -> int:
                 from model.readers.traces import read_trace_file  # only when a trace is replayed
 
                 trace = read_trace_file(args.trace)
-            result = strict_figures(evaluate(scenario, trace))
+            from model.serving import is_serving_key
+
+            asks = any(is_serving_key(str(k).partition(".")[0]) for k, _ in _items(args))
+            result = strict_figures(
+                evaluate(scenario, trace, serving_section=asks or trace is not None)
+            )
             if args.json:
                 print(json.dumps(result, indent=2, allow_nan=False))
             else:

@@ -88,6 +88,9 @@ class EngineFigures(BaseModel):
     non_torch_gib: float = Field(0.0, ge=0, le=100)
     non_torch_gib_multi_gpu: float = Field(0.0, ge=0, le=100)
     max_num_seqs: int = Field(1024, ge=1, le=100000)
+    frontend_ms: float = Field(
+        0.0, ge=0, le=100000, description="per-request front-end time before the first schedule"
+    )
     max_num_seqs_small_gpu: int = Field(256, ge=1, le=100000)
     small_gpu_gib: float = Field(70, ge=0, le=10000)
     sampler_bytes_per_seq_vocab: float = Field(0.0, ge=0, le=1000)
@@ -217,6 +220,8 @@ ENGINE_KNOBS: tuple[str, ...] = (
     "compile_s",
     "compile_cached_s",
     "max_num_batched_tokens",
+    "max_num_seqs",
+    "frontend_ms",
 )
 
 
@@ -282,4 +287,8 @@ def engine_values(
             if fig.max_num_batched_tokens_small_gpu and memory_gib < fig.small_gpu_gib
             else fig.max_num_batched_tokens
         ),
+        "max_num_seqs": (
+            fig.max_num_seqs_small_gpu if memory_gib < fig.small_gpu_gib else fig.max_num_seqs
+        ),
+        "frontend_ms": fig.frontend_ms,
     }

@@ -30,7 +30,9 @@ from model.scenario import CUDA_GRAPHS_MODES, Scenario
 from model.units import GB, GIB, MS, TERA, US
 
 
-def evaluate(s: Scenario, trace=None, economics_section: bool = True) -> dict:
+def evaluate(
+    s: Scenario, trace=None, economics_section: bool = True, serving_section: bool = False
+) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``; the
     ``economics`` section replays ``trace`` (:class:`model.readers.traces.Trace`) when one is given,
     else the scenario's traffic profile. Lenses that do not show it leave it out
@@ -74,7 +76,21 @@ def evaluate(s: Scenario, trace=None, economics_section: bool = True) -> dict:
         "cold_start": cold_start(s),
         "request": request_figures(s),
         **({"economics": economics(s, trace)} if economics_section else {}),
+        **(serving_sections(s, trace) if serving_section else {}),
     }
+
+
+def serving_sections(s: Scenario, trace=None) -> dict:
+    """The ``serving`` and ``capacity`` sections (SPEC 4.6), or, when the scenario cannot
+    serve (its weights or one request do not fit), both as ``fits: false`` with the reason and
+    no latency figures."""
+    from model import serving  # the simulator: only when a serving figure is asked for
+
+    try:
+        return serving.sections(s, trace)
+    except serving.DoesNotFit as exc:
+        reason = {"fits": False, "reason": str(exc)}
+        return {"serving": dict(reason), "capacity": dict(reason)}
 
 
 def engine_section(s: Scenario) -> dict:
@@ -102,6 +118,13 @@ NULL_REASONS = {
     "scenario": "no named base scenario: the built-in defaults",
     "cold_start.wake_s": "sleep_level is 0: the server does not sleep, so there is no wake",
     "cold_start.wake_speedup": "sleep_level is 0: no wake to compare with the cold start",
+    "capacity.replicas_needed": "request_rate is inf, or one replica misses the SLO even at "
+    "light load (max_request_rate is 0)",
+    "capacity.gpus_needed": "request_rate is inf, or one replica misses the SLO even at light "
+    "load (max_request_rate is 0)",
+    "capacity.for_request_rate": "request_rate is inf: all requests at once",
+    "capacity.knee_request_rate": "p99 TTFT stays within twice its light-load value over the "
+    "whole sweep: no knee below 110 % of the saturation throughput",
     "economics.break_even_cold_start_s": "scaling to zero pays even with an hour-long cold "
     "start: there is no break-even within an hour",
 }

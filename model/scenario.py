@@ -63,9 +63,11 @@ CALIBRATED_KEYS = (
     "cuda_context_s",
     "allocator_s",
     "hardware.h2d_gb_s",
+    "frontend_ms",
 )
 CalibratedKey = Literal[CALIBRATED_KEYS]
 MAX_BATCH = 65536
+MAX_NUM_REQUESTS = 1_000_000
 
 
 class HardwareSpec(BaseModel):
@@ -232,6 +234,19 @@ class Scenario(BaseModel):
         le=10_000_000,
         description="tokens per prefill chunk (chunked prefill) (auto: engine's)",
     )
+    max_num_seqs: int | None = Field(
+        None,
+        ge=1,
+        le=100000,
+        description="sequences one engine step may run (vLLM --max-num-seqs) (auto: engine's)",
+    )
+    frontend_ms: float | None = Field(
+        None,
+        ge=0,
+        le=100000,
+        description="per-request front-end time before the first schedule: HTTP, chat template, "
+        "tokenisation [ms] (auto: engine's)",
+    )
     gpu_memory_utilization: float = Field(
         0.9, ge=0.01, le=1, description="fraction of GPU memory the server may use"
     )
@@ -306,6 +321,33 @@ class Scenario(BaseModel):
     )
     shared_while_asleep: float = Field(
         0.0, ge=0, le=1, description="share of an asleep replica's GPU time billed to another model"
+    )
+    # ---- serving under load (SPEC 4.6)
+    request_rate: float | Literal["inf"] = Field(
+        1.0, description="requests per second the clients send [req/s], or inf (all at once)"
+    )
+    max_concurrency: int | None = Field(
+        None, ge=1, le=100_000, description="requests in flight at most (none: no limit)"
+    )
+    burstiness: float = Field(
+        1.0, ge=0.001, le=1000, description="shape of the gamma inter-arrival times (1 = Poisson)"
+    )
+    num_requests: int = Field(1000, ge=1, le=MAX_NUM_REQUESTS, description="requests in a run")
+    lengths: str = Field(
+        "fixed",
+        pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$",
+        description="prompt and output lengths: fixed (prompt_tokens, output_tokens) or a "
+        "shipped distribution (presets/lengths.yaml)",
+    )
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="seed of the arrivals and lengths")
+    ttft_slo_ms: float = Field(
+        450.0, ge=0.001, le=1e7, description="time-to-first-token objective [ms]"
+    )
+    tpot_slo_ms: float = Field(
+        40.0, ge=0.001, le=1e6, description="time-per-output-token objective [ms]"
+    )
+    slo_attainment: float = Field(
+        0.99, ge=0.01, le=1, description="share of requests that must meet both objectives"
     )
     calibrated: list[CalibratedKey] | None = Field(
         None,
@@ -405,6 +447,46 @@ class Scenario(BaseModel):
                 f"a warm-cache compile ({value:g} s) cannot take longer than the cold compile "
                 f"compile_s ({cold:g} s); set it at most {cold:g}"
             )
+        return value
+
+    @field_validator("request_rate", mode="before")
+    @classmethod
+    def _rate(cls, value):
+        if isinstance(value, str):
+            text = value.strip().lower()
+            if text in ("inf", "infinity", "+inf"):
+                return "inf"
+            try:
+                value = float(text)
+            except ValueError:
+                raise ValueError(
+                    f"{value!r} is not a request rate; accepted: a number of requests per "
+                    "second above 0 (at most 1,000,000) or inf (all at once)"
+                ) from None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("accepted: a number of requests per second above 0, or inf")
+        if value != value or value <= 0 or (value > 1e6 and value != float("inf")):
+            raise ValueError(
+                f"{value!r} is not accepted; a request rate is above 0 and at most 1,000,000 "
+                "requests per second, or inf (all at once)"
+            )
+        return "inf" if value == float("inf") else float(value)
+
+    @field_validator("max_concurrency", mode="before")
+    @classmethod
+    def _concurrency_none(cls, value):
+        if isinstance(value, str) and value.strip().lower() in ("none", "inf", "unlimited"):
+            return None
+        return value
+
+    @field_validator("lengths")
+    @classmethod
+    def _lengths_known(cls, value: str) -> str:
+        from model.lengths import length_sets  # presets: read on first use, not at import
+
+        known = ["fixed", *length_sets()]
+        if value not in known:
+            raise ValueError(f"unknown lengths {value!r}; accepted: {', '.join(known)}")
         return value
 
     @field_validator("sleep_level", mode="before")

@@ -1,0 +1,1081 @@
+"""Serving under load: a continuous-batching server and the clients of ``vllm bench serve``
+(SPEC 4.6).
+
+The server runs as vLLM V1's scheduler does, one engine step at a time:
+
+- every step carries one decode token of every running sequence that has finished its prefill,
+  then prefill chunks (of running sequences still prefilling, then of waiting ones, first come
+  first served) up to ``max_num_batched_tokens`` tokens in all and ``max_num_seqs`` sequences;
+- the KV cache is paged in blocks of :data:`BLOCK_TOKENS` tokens, its size the KV capacity of
+  SPEC 4.1 (:func:`model.memory.memory_figures`' ``kv_cache_tokens``); a waiting request is
+  admitted only when the blocks for its chunk are free; when a running sequence needs a block
+  and none is free, the newest running sequence is preempted: its blocks are freed and it goes
+  back to the front of the queue, to be recomputed (prompt and generated tokens prefilled
+  again) when there is room, as vLLM's recompute preemption does;
+- a step's time is the core's step physics for that mix (:class:`StepModel`: weights read once,
+  KV read for every sequence's context, the FLOPs of decode and prefill tokens at their
+  efficiencies, the all-reduces, launches and host work), so every knob of the other lenses
+  moves it;
+- each request pays the engine's front-end time (``frontend_ms``: HTTP, chat template,
+  tokenisation, first schedule) before it reaches the scheduler; it counts in TTFT.
+
+Between events (an arrival the scheduler could admit, a sequence finishing, the cache filling)
+a batch of decode steps repeats with every context one token longer, so those steps are
+evaluated in one vectorised call (closed form over the step index) instead of one by one.
+
+The clients are ``vllm bench serve``'s: ``num_requests`` requests, inter-arrival times drawn
+from a gamma distribution of shape ``burstiness`` (1 = Poisson) at ``request_rate`` (``inf``: all
+at t = 0), at most ``max_concurrency`` in flight (a request then waits on the client until one
+finishes; that wait is not part of its TTFT). The figures are vLLM's (``benchmarks/serve.py``):
+TTFT from the moment the client sends a request, TPOT = (e2el − ttft) / (output tokens − 1) per
+request, ITL every gap between a request's successive tokens, percentiles by linear
+interpolation (``numpy.percentile``).
+
+References
+----------
+.. [1] Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+   PagedAttention", SOSP 2023: paged KV blocks (16 tokens), iteration-level scheduling,
+   recompute preemption of the newest request.
+.. [2] vLLM V1 scheduler (``vllm/v1/core/sched/scheduler.py``): running requests first, one
+   token budget per step (``max_num_batched_tokens``), chunked prefill, FCFS waiting queue.
+.. [3] vLLM ``benchmarks/serve.py`` / ``vllm bench serve``: gamma arrivals with shape
+   ``burstiness`` and scale 1 / (rate × burstiness), ``--max-concurrency`` semaphore, and the
+   metric definitions above.
+.. [4] Yu et al., "Orca: A Distributed Serving System for Transformer-Based Generative Models",
+   OSDI 2022: iteration-level (continuous) batching.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import launch, memory, roofline
+from model.decode import allreduce_s, launch_s, peaks, weights_read_bytes
+from model.scenario import Scenario
+from model.units import MS, US
+
+BLOCK_TOKENS = 16  # vLLM's default KV block size [tokens]
+MAX_TABLE_TOKENS = 65536  # step tables are precomputed up to this many tokens a step
+METRICS = ("ttft", "tpot", "itl", "e2el")
+#: the keys of the ``serving`` section that only a serving key makes ``whatif eval`` report
+SERVING_KEYS = (
+    "request_rate",
+    "max_concurrency",
+    "burstiness",
+    "num_requests",
+    "lengths",
+    "seed",
+    "max_num_seqs",
+    "ttft_slo_ms",
+    "tpot_slo_ms",
+    "slo_attainment",
+)
+
+
+# ------------------------------------------------------------------------------- step physics
+
+
+class StepModel:
+    """One engine step's time for any mix of decode sequences and prefill chunks [s].
+
+    Built once per scenario from the same functions as the Roofline lens's decode step
+    (:func:`model.decode.sweep`) and the prefill of one request
+    (:func:`model.request.request_figures`); every term that depends only on the tokens of a
+    step (weights read, all-reduces, launches, host work) is tabulated over the token count in
+    one vectorised call, and the terms linear in context (KV read, attention FLOPs) are
+    multiplied in per step.
+
+    - a **decode-only** step of ``n`` sequences whose contexts sum to ``ctx`` is exactly
+      :func:`model.decode.sweep`'s ``t_step_s`` at batch ``n`` and context ``ctx / n``
+      (graph padding, MoE expert reads, launch model and host work included);
+    - a step **with prefill** is a prefill chunk as :func:`model.request.request_figures` runs
+      one (launches overlapped by the GPU work, ``host_ms`` once), over all its tokens: decode
+      tokens' FLOPs at ``flops_efficiency``, prefill tokens' at ``prefill_efficiency``, the
+      weights read once for all of them, every sequence's KV read.
+
+    References
+    ----------
+    .. [1] SPEC 4.1 (the decode step) and 4.0 (prefill); SPEC 4.6 ("a step's time is the core's
+       own step physics for that mix").
+    .. [2] Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with
+       Sarathi-Serve", OSDI 2024: decode tokens piggyback on prefill chunks in one step.
+    """
+
+    def __init__(self, s: Scenario, max_tokens: int):
+        s = s.effective()
+        self.s = s
+        m = s.model
+        _, peak, bw = peaks(s)
+        self.kv_tok = memory.kv_bytes_per_token(s)
+        shards = memory.kv_shards_of(s)
+        self.kv_s_per_tok = self.kv_tok / shards / (bw * s.bw_efficiency)
+        attn = 4.0 * m.layers * m.heads * m.head_dim
+        self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
+        self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
+        self.dec_lin_s = 2.0 * m.active * 1e9 / s.gpus / (peak * s.flops_efficiency)
+        self.pre_lin_s = 2.0 * m.active * 1e9 / s.gpus / (peak * s.prefill_efficiency)
+        self.host_s = s.host_ms * MS
+        self.host_seq_s = s.host_us_per_seq * US
+        fig = s.engine_figures
+        self.moe_s = m.layers * fig.moe_us_per_layer * US if m.experts else 0.0
+        self.size = int(min(max(max_tokens, 1), MAX_TABLE_TOKENS)) + 1
+        t = np.arange(self.size, dtype=float)
+        self._dec = self._decode_parts(t)
+        self._mix = self._mixed_parts(t)
+        self._peak, self._bw = peak, bw
+        self._dec_rows: dict[int, dict] = {}
+
+    # decode-only steps: the terms of model.decode.sweep for every batch n
+    def _decode_parts(self, b: np.ndarray) -> dict:
+        s, m = self.s, self.s.model
+        _, peak, bw = peaks(s)
+        graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
+        padded = np.where(graph, launch.padded_batch(np.maximum(b, 1), s.capture_sizes), b)
+        w = weights_read_bytes(s, np.maximum(b, 1)) / s.gpus
+        fig = s.engine_figures
+        moe = bool(m.experts) and fig.moe_bw_efficiency is not None and s.bw_efficiency_auto
+        if moe:
+            expert = (
+                roofline.weights_bytes(
+                    roofline.expert_params_read(
+                        np.maximum(b, 1),
+                        m.params_b * 1e9,
+                        m.active * 1e9,
+                        m.experts,
+                        m.experts_per_token,
+                    ),
+                    s.bytes_per_param,
+                )
+                / s.gpus
+            )
+            w_s = roofline.memory_time(w - expert, bw, s.bw_efficiency) + roofline.memory_time(
+                expert, bw, fig.moe_bw_efficiency
+            )
+        else:
+            w_s = roofline.memory_time(w, bw, s.bw_efficiency)
+        _, t_launch = launch_s(s, b)
+        return {
+            "w_s": w_s,
+            # attention FLOPs run on the padded batch (model.decode.sweep): ctx × padded / n
+            "attn_scale": np.where(b > 0, padded / np.maximum(b, 1), 1.0),
+            "lin_s": padded * self.dec_lin_s,
+            "comm_s": allreduce_s(s, padded),
+            "launch_s": t_launch,
+            "host_s": self.host_s + b * self.host_seq_s + self.moe_s,
+        }
+
+    # steps with prefill: the terms of model.request.request_figures for every token count
+    def _mixed_parts(self, t: np.ndarray) -> dict:
+        s = self.s
+        _, peak, bw = peaks(s)
+        w = weights_read_bytes(s, np.maximum(t, 1)) / s.gpus
+        _, t_launch = launch_s(s, t)
+        return {
+            "w_s": roofline.memory_time(w, bw, s.bw_efficiency),
+            "comm_s": allreduce_s(s, t),
+            "launch_s": t_launch,
+        }
+
+    def _row(self, parts_fn, table: dict, n: int) -> dict:
+        if n < self.size:
+            return {k: v[n] for k, v in table.items()}
+        return {k: float(v[0]) for k, v in parts_fn(np.array([float(n)])).items()}
+
+    def decode(self, n: int, ctx) -> np.ndarray:
+        """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over
+        steps) [s]."""
+        p = self._dec_rows.get(n)
+        if p is None:
+            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        ctx = np.asarray(ctx, dtype=float)
+        t_mem = p["w_s"] + ctx * self.kv_s_per_tok
+        t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
+        t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
+        return roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
+
+    def decode_affine(self, n: int, ctx0: float, slope: float, k: int):
+        """``(A, B)`` with step j's time ``A + B × j`` for ``k`` decode steps of ``n``
+        sequences whose contexts sum to ``ctx0 + slope × j``, or None when a bound changes
+        within them (each step is then evaluated by :meth:`decode`). Exact: each term is affine
+        in the context, and one term of a max stays the larger over an interval when it is at
+        both ends."""
+        p = self._dec_rows.get(n)
+        if p is None:
+            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        last = ctx0 + slope * (k - 1)
+        att = p["attn_scale"] * self.dec_attn_s
+        m0, m1 = p["w_s"] + ctx0 * self.kv_s_per_tok, p["w_s"] + last * self.kv_s_per_tok
+        c0, c1 = p["lin_s"] + ctx0 * att, p["lin_s"] + last * att
+        if (m0 >= c0) != (m1 >= c1):
+            return None
+        a, b = (m0, self.kv_s_per_tok * slope) if m0 >= c0 else (c0, att * slope)
+        a = a + p["comm_s"]
+        if self.s.launch_model == "pipelined":
+            la = p["launch_s"]
+            if (a >= la) != (a + b * (k - 1) >= la):
+                return None
+            if a < la:
+                a, b = la, 0.0
+            return float(a + p["host_s"]), float(b)
+        return float(a + p["launch_s"] + p["host_s"]), float(b)
+
+    def mixed(self, n_dec: int, ctx_dec: float, p_tok: int, p_attn: float, p_kv: float) -> float:
+        """One step with ``p_tok`` prefill tokens beside ``n_dec`` decodes [s].
+
+        ``p_attn``: Σ over chunks of t × (start + (t + 1) / 2), the causal attention context of
+        the chunks' tokens (:func:`model.request.prefill_flops`); ``p_kv``: Σ of start + t, the
+        KV they read and write.
+        """
+        tokens = n_dec + p_tok
+        p = self._row(self._mixed_parts, self._mix, tokens)
+        t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
+        t_cmp = (
+            n_dec * self.dec_lin_s
+            + ctx_dec * self.dec_attn_s
+            + p_tok * self.pre_lin_s
+            + p_attn * self.pre_attn_s
+        )
+        t_gpu = max(t_mem, t_cmp) + p["comm_s"]
+        host = self.host_s + n_dec * self.host_seq_s + (self.moe_s if n_dec else 0.0)
+        return float(max(t_gpu, p["launch_s"]) + host)
+
+
+def chunk_attention(tokens, start) -> float:
+    """t × (start + (t + 1) / 2): the causal attention context of a chunk of ``tokens`` after
+    ``start`` (the attention term of :func:`model.request.prefill_flops` over 4·L·H·d)."""
+    return tokens * (start + (tokens + 1) / 2.0)
+
+
+# ------------------------------------------------------------------------------- the clients
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the clients send: arrival times [s] and each request's prompt and output tokens."""
+
+    arrival_s: np.ndarray
+    prompt_tokens: np.ndarray
+    output_tokens: np.ndarray
+    max_concurrency: int | None = None
+    open_loop: bool = True  # arrivals do not wait on the server (no concurrency limit)
+
+
+def arrivals(n: int, rate, burstiness: float = 1.0, seed: int = 0) -> np.ndarray:
+    """Send times of ``n`` requests as ``vllm bench serve`` schedules them [s].
+
+    Inter-arrival times are gamma-distributed with shape ``burstiness`` and scale
+    1 / (rate × burstiness) (mean 1 / rate; shape 1 is Poisson); the first request goes at 0;
+    ``rate`` ``inf`` sends all at once. The draws depend on the seed only, so runs at two rates
+    with one seed see the same arrival pattern on a scaled time axis.
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/serve.py``, ``get_request``: ``theta = 1 / (request_rate *
+       burstiness)``, ``np.random.gamma(shape=burstiness, scale=theta)``.
+    """
+    if rate == "inf" or (isinstance(rate, float) and math.isinf(rate)):
+        return np.zeros(n)
+    rng = np.random.default_rng(seed)
+    unit = rng.gamma(shape=burstiness, scale=1.0 / burstiness, size=max(n - 1, 0))
+    return np.concatenate([[0.0], np.cumsum(unit)]) / float(rate)
+
+
+def workload(s: Scenario, rate=None, num_requests=None, max_concurrency="scenario") -> Workload:
+    """The scenario's clients: its rate, burstiness, lengths and concurrency (SPEC 4.6)."""
+    from model.lengths import draw  # presets: read on first use
+
+    n = int(num_requests or s.num_requests)
+    rate = s.request_rate if rate is None else rate
+    conc = s.max_concurrency if max_concurrency == "scenario" else max_concurrency
+    prompt, output = draw(s, n)
+    return Workload(
+        arrivals(n, rate, s.burstiness, s.seed), prompt, output, conc, open_loop=conc is None
+    )
+
+
+# ------------------------------------------------------------------------------- the server
+
+
+@dataclass
+class _Req:
+    i: int
+    prompt: int
+    output: int
+    computed: int = 0  # tokens whose KV is in the cache (at clock g0 while decoding)
+    target: int = 0  # tokens to prefill before the next token is sampled
+    generated: int = 0  # tokens sent to the client (at clock g0 while decoding)
+    blocks: int = 0  # KV blocks held (while prefilling; derived while decoding)
+    g0: int = -1  # decode clock when it joined the decode set; -1 when not decoding
+    order: int = 0  # admission order (preemption takes the newest)
+    version: int = 0  # bumped at each preemption (stale heap entries are skipped)
+    last_token_s: float = 0.0
+
+
+def _blocks(tokens: int) -> int:
+    return -(-int(tokens) // BLOCK_TOKENS)
+
+
+def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
+    """Serve the workload ``wl`` on one replica of ``s``; per-request times and the engine's
+    per-step record (the module docstring gives the rules).
+
+    Returns arrays per request (``send_s``, ``entry_s``, ``first_token_s``, ``finish_s``,
+    ``prompt_tokens``, ``output_tokens``, ``preempted``) and per step (``step_end_s``,
+    ``step_s``, ``step_batch``: sequences in the step, ``step_itl_tokens``: its tokens that are
+    not a request's first, ``step_kv_blocks``: blocks in use after it), ``itl_extra_s`` (the gaps
+    across preemptions), ``kv_blocks`` (the cache) and ``max_num_seqs``.
+
+    The decode set is kept as totals on a decode clock ``g`` (steps run): a sequence that
+    joined at ``g0`` with ``c`` tokens computed has ``c + g − g0`` at ``g`` and needs a new block
+    at the steps where that is a multiple of :data:`BLOCK_TOKENS`, so sequences are counted by
+    ``(g0 − c) mod BLOCK_TOKENS`` and a run of decode steps books its blocks without visiting
+    each sequence.
+    """
+    s = s.effective()
+    N = len(wl.arrival_s)
+    prompts = np.asarray(wl.prompt_tokens, dtype=np.int64)
+    outputs = np.maximum(np.asarray(wl.output_tokens, dtype=np.int64), 1)
+    cap = kv_blocks(s)
+    budget = int(s.max_num_batched_tokens)
+    max_seqs = int(min(s.max_num_seqs, budget))
+    sm = sm or StepModel(s, budget)
+    front = s.frontend_ms * MS
+    B = BLOCK_TOKENS
+
+    send = np.full(N, np.nan)
+    first = np.full(N, np.nan)
+    finish = np.full(N, np.nan)
+    preempted = np.zeros(N, dtype=np.int64)
+    conc = wl.max_concurrency
+    st = {"sent": 0, "flight": 0}
+    if conc is None:
+        send[:] = wl.arrival_s
+        st["sent"] = N
+
+    def release(now: float) -> None:
+        while conc is not None and st["sent"] < N and st["flight"] < conc:
+            k = st["sent"]
+            send[k] = max(wl.arrival_s[k], now)
+            st["sent"] += 1
+            st["flight"] += 1
+
+    release(0.0)
+    n_entered = 0
+    waiting: deque[_Req] = deque()
+    prefilling: list[_Req] = []
+    decoding: dict[int, _Req] = {}
+    finish_heap: list[tuple[int, int, int, int]] = []  # (clock at finish, order, id, version)
+    order_heap: list[tuple[int, int, int]] = []  # (−order, version, id): newest first
+    order_seq = 0
+    g = 0
+    ctx_sum = 0  # Σ computed tokens of the decode set at clock g
+    used = 0  # blocks in use
+    residue = [0] * B  # decode set by (g0 − computed) mod B
+    in_set = 0  # Σ residue
+    t = 0.0
+    done = 0
+    live: dict[int, _Req] = {}
+
+    # runs of decode steps (arrays) and single steps (floats), merged by time at the end
+    rec_aff, rec_end, rec_dt, rec_n, rec_batch, rec_blocks = [], [], [], [], [], []
+    one_end, one_dt, one_batch, one_itl, one_blocks = [], [], [], [], []
+    itl_extra: list[float] = []
+
+    def join(r: _Req) -> None:
+        nonlocal ctx_sum, in_set
+        in_set += 1
+        r.g0 = g
+        decoding[r.i] = r
+        ctx_sum += r.computed
+        residue[(g - r.computed) % B] += 1
+        heapq.heappush(finish_heap, (g + r.output - r.generated, r.order, r.i, r.version))
+
+    def leave(r: _Req) -> None:
+        nonlocal ctx_sum, in_set
+        in_set -= 1
+        steps = g - r.g0
+        residue[(r.g0 - r.computed) % B] -= 1
+        ctx_sum -= r.computed + steps
+        r.computed += steps
+        r.generated += steps
+        r.blocks = _blocks(r.computed)
+        del decoding[r.i]
+        r.g0 = -1
+
+    def retire(r: _Req, now: float) -> None:
+        nonlocal used, done
+        finish[r.i] = now
+        used -= r.blocks
+        r.blocks = 0
+        done += 1
+        st["flight"] -= 1
+        live.pop(r.i, None)
+
+    def preempt(now: float) -> _Req | None:
+        nonlocal used
+        while order_heap:
+            _, version, i = heapq.heappop(order_heap)
+            r = live.get(i)
+            if r is None or r.version != version:
+                continue
+            if r.g0 >= 0:
+                leave(r)
+                r.last_token_s = now
+            elif r in prefilling:
+                prefilling.remove(r)
+            else:
+                continue
+            used -= r.blocks
+            r.blocks = 0
+            r.computed = 0
+            r.target = r.prompt + r.generated  # recompute prompt and generated tokens
+            r.version += 1
+            preempted[r.i] += 1
+            waiting.appendleft(r)
+            return r
+        return None
+
+    def finish_due(now: float) -> None:
+        while finish_heap and finish_heap[0][0] <= g:
+            _, _, i, version = heapq.heappop(finish_heap)
+            r = live.get(i)
+            if r is None or r.version != version or r.g0 < 0:
+                continue
+            leave(r)
+            retire(r, now)
+
+    while done < N:
+        while n_entered < st["sent"] and send[n_entered] + front <= t:
+            i = n_entered
+            r = _Req(i, int(prompts[i]), int(outputs[i]))
+            r.target = r.prompt
+            live[i] = r
+            waiting.append(r)
+            n_entered += 1
+        if not decoding and not prefilling and not waiting:
+            t = max(t, send[n_entered] + front)  # idle until the next request arrives
+            continue
+        n = len(decoding)
+        grow = int(residue[g % B]) if n else 0
+
+        # ---- a run of decode-only steps, all alike, up to the next event
+        if n and not prefilling:
+            blocked = not waiting or (
+                n >= max_seqs
+                or n >= budget
+                or _blocks(waiting[0].computed + min(waiting[0].target, budget - n))
+                > cap - used - grow
+            )
+            k_fit = _steps_that_fit(residue, in_set, g, used, cap, max(finish_heap[0][0] - g, 1))
+            if blocked and k_fit > 0:
+                k = k_fit
+                nxt = (
+                    send[n_entered] + front
+                    if not waiting and n < max_seqs and n_entered < st["sent"]
+                    else None
+                )
+                aff = sm.decode_affine(n, ctx_sum + n, n, k)  # each reads its new token too
+                if aff is not None:
+                    A, Bs = aff
+                    if nxt is not None and nxt < t + k * A + Bs * k * (k - 1) / 2:
+                        k = _steps_to_reach(A, Bs, nxt - t, k)
+                    rec_aff.append((t, A, Bs))
+                    t_end = t + k * A + Bs * k * (k - 1) / 2
+                else:
+                    ctx = ctx_sum + n * np.arange(1, k + 1, dtype=float)
+                    dt = sm.decode(n, ctx)
+                    end = t + np.cumsum(dt)
+                    if nxt is not None and nxt < end[-1]:
+                        k = int(np.searchsorted(end, nxt, side="left")) + 1
+                        dt, end = dt[:k], end[:k]
+                    rec_aff.append((np.nan, 0.0, 0.0))
+                    rec_end.append(end)
+                    rec_dt.append(dt)
+                    t_end = float(end[-1])
+                cycles, part = divmod(k, B)
+                gained = cycles * in_set + sum(residue[(g + j) % B] for j in range(part))
+                rec_n.append(k)
+                rec_batch.append(n)
+                rec_blocks.append((used, used + gained))
+                used += gained
+                ctx_sum += n * k
+                g += k
+                t = t_end
+                finish_due(t)
+                release(t)
+                continue
+
+        # ---- one step: decodes (preempting the newest while the cache is short), then chunks
+        while n and grow > cap - used:
+            if preempt(t) is None:
+                break
+            n = len(decoding)
+            grow = int(residue[g % B]) if n else 0
+        left = budget - n
+        sched: list[tuple[_Req, int, int]] = []  # (request, start, tokens)
+        for r in list(prefilling):
+            if left <= 0:
+                break
+            c = min(r.target - r.computed, left)
+            extra = _blocks(r.computed + c) - r.blocks
+            while extra > cap - used - grow and r in prefilling:
+                if preempt(t) in (None, r):
+                    break
+                n = len(decoding)
+                grow = int(residue[g % B]) if n else 0
+                left = budget - n - sum(x[2] for x in sched)
+            if r not in prefilling or extra > cap - used - grow:
+                continue
+            used += extra
+            r.blocks += extra
+            sched.append((r, r.computed, c))
+            left -= c
+        while waiting and left > 0 and n + len(prefilling) < max_seqs:
+            r = waiting[0]
+            c = min(r.target - r.computed, left)
+            extra = _blocks(r.computed + c) - r.blocks
+            if extra > cap - used - grow:
+                break
+            waiting.popleft()
+            used += extra
+            r.blocks += extra
+            r.order = order_seq
+            order_seq += 1
+            heapq.heappush(order_heap, (-r.order, r.version, r.i))
+            prefilling.append(r)
+            sched.append((r, r.computed, c))
+            left -= c
+        if not sched and not n:
+            if not prefilling and waiting and n_entered >= st["sent"] and used == 0:
+                raise ValueError("a request's prompt does not fit the KV cache")
+            if n_entered < st["sent"]:
+                t = max(t, send[n_entered] + front)
+                continue
+            if not prefilling and waiting and used == 0:
+                raise ValueError("a request's prompt does not fit the KV cache")
+            continue
+        p_tok = sum(c for _, _, c in sched)
+        ctx_dec = ctx_sum + n
+        if p_tok:
+            p_attn = sum(chunk_attention(c, a) for _, a, c in sched)
+            p_kv = float(sum(a + c for _, a, c in sched))
+            dt = sm.mixed(n, ctx_dec, p_tok, p_attn, p_kv)
+        else:
+            dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])
+        used += grow
+        t += dt
+        ctx_sum += n
+        g += 1
+        one_end.append(t)
+        one_dt.append(dt)
+        one_batch.append(n + len(sched))
+        one_itl.append(n)
+        one_blocks.append(used)
+        finish_due(t)
+        for r, _, c in sched:
+            r.computed += c
+            if r.computed < r.target:
+                continue
+            prefilling.remove(r)
+            if r.generated == 0:
+                first[r.i] = t
+            else:
+                itl_extra.append(t - r.last_token_s)
+            r.generated += 1
+            if r.generated >= r.output:
+                retire(r, t)
+            else:
+                join(r)
+        release(t)
+
+    runs_n = np.asarray(rec_n, dtype=np.int64)
+    run_batch = np.repeat(np.asarray(rec_batch, dtype=np.int64), runs_n)
+    if rec_blocks:
+        b0, b1 = np.asarray(rec_blocks, dtype=np.int64).T
+        frac = (np.arange(runs_n.sum()) - np.repeat(np.cumsum(runs_n) - runs_n, runs_n) + 1) / (
+            np.repeat(runs_n, runs_n)
+        )
+        run_blocks = np.repeat(b0, runs_n) + np.floor(np.repeat(b1 - b0, runs_n) * frac)
+    else:
+        run_blocks = np.zeros(0)
+    # the runs' steps, in run order: closed form where the run was affine, else as evaluated
+    if rec_n:
+        aff = np.asarray(rec_aff, dtype=float).reshape(-1, 3)
+        t0, A, Bs = (np.repeat(aff[:, c], runs_n) for c in range(3))
+        j = np.arange(runs_n.sum()) - np.repeat(np.cumsum(runs_n) - runs_n, runs_n)
+        dt_runs = A + Bs * j
+        end_runs = t0 + (j + 1) * A + Bs * j * (j + 1) / 2
+        explicit = np.isnan(t0)
+        if explicit.any():
+            dt_runs[explicit] = np.concatenate(rec_dt)
+            end_runs[explicit] = np.concatenate(rec_end)
+    else:
+        dt_runs = end_runs = np.zeros(0)
+    end_all = np.concatenate([end_runs, np.asarray(one_end, dtype=float)])
+    order = np.argsort(end_all, kind="stable")
+
+    def merged(runs, ones, dtype):
+        return np.concatenate([runs, np.asarray(ones, dtype=float)])[order].astype(dtype)
+
+    return {
+        "send_s": send,
+        "entry_s": send + front,
+        "first_token_s": first,
+        "finish_s": finish,
+        "prompt_tokens": prompts,
+        "output_tokens": outputs,
+        "preempted": preempted,
+        "step_end_s": end_all[order],
+        "step_s": merged(dt_runs, one_dt, float),
+        "step_batch": merged(run_batch, one_batch, np.int64),
+        "step_itl_tokens": merged(run_batch, one_itl, np.int64),
+        "step_kv_blocks": merged(run_blocks, one_blocks, np.int64),
+        "itl_extra_s": np.array(itl_extra, dtype=float),
+        "kv_blocks": cap,
+        "max_num_seqs": max_seqs,
+        "open_loop": wl.open_loop,
+    }
+
+
+def _steps_to_reach(A: float, Bs: float, D: float, k: int) -> int:
+    """The fewest steps m ≤ k with m·A + Bs·m(m − 1)/2 ≥ D (the step in progress at D ends)."""
+
+    def f(m: int) -> float:
+        return m * A + Bs * m * (m - 1) / 2
+
+    if Bs <= 1e-18 * max(A, 1e-30):
+        m = math.ceil(D / A)
+    else:
+        h = A - Bs / 2
+        m = math.ceil((-h + math.sqrt(h * h + 2 * Bs * D)) / Bs)
+    m = min(max(m, 1), k)
+    while m > 1 and f(m - 1) >= D:
+        m -= 1
+    while m < k and f(m) < D:
+        m += 1
+    return m
+
+
+def kv_blocks(s: Scenario) -> int:
+    """KV-cache blocks of one replica: SPEC 4.1's KV capacity in :data:`BLOCK_TOKENS` blocks."""
+    return int(memory.memory_figures(s)["kv_cache_tokens"] // BLOCK_TOKENS)
+
+
+def _steps_that_fit(residue: list, in_set: int, g: int, used: int, cap: int, k: int) -> int:
+    """How many of the next ``k`` decode steps find their blocks free (0: not the next)."""
+    if used + in_set * -(-k // BLOCK_TOKENS) <= cap:
+        return k  # each sequence gains at most ⌈k / B⌉ blocks
+    res = np.asarray(residue, dtype=np.int64)
+    total = used + np.cumsum(res[(g + np.arange(k)) % BLOCK_TOKENS])
+    if total[-1] <= cap:
+        return k
+    return int(np.searchsorted(total, cap, side="right"))
+
+
+# ------------------------------------------------------------------------------- the figures
+
+
+def _weighted_percentiles(values: np.ndarray, weights: np.ndarray, qs) -> np.ndarray:
+    """Percentiles of ``values`` each counted ``weights`` times (numpy's linear method on the
+    expanded sample, without expanding it)."""
+    keep = weights > 0
+    v, w = values[keep], weights[keep].astype(float)
+    if not len(v):
+        return np.full(len(qs), np.nan)
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    total = w.sum()
+    # position of sample k (0-based) in the expanded sample: [start, start + w − 1]
+    start = np.concatenate([[0.0], np.cumsum(w)[:-1]])
+    out = []
+    for q in qs:
+        pos = q / 100.0 * (total - 1)
+        lo = int(np.searchsorted(start, np.floor(pos), side="right")) - 1
+        hi = int(np.searchsorted(start, np.ceil(pos), side="right")) - 1
+        frac = pos - np.floor(pos)
+        out.append(v[lo] + (v[hi] - v[lo]) * frac)
+    return np.array(out)
+
+
+def figures(sim: dict, s: Scenario) -> dict:
+    """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
+
+    ``duration`` runs from the first send to the last token; ``mean_batch`` is the mean of the
+    sequences per engine step; ``saturated``: arrivals outran the server (an open-loop run whose
+    queue at the last arrival holds more than 5 % of the requests and at least 10, or whose
+    rate is ``inf``), so its percentiles grow with the run's length.
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/serve.py``, ``calculate_metrics``: TPOT per request
+       (latency − ttft) / (output − 1) for output > 1; ITL every gap; goodput = requests that
+       meet every SLO / duration.
+    """
+    send, first, fin = sim["send_s"], sim["first_token_s"], sim["finish_s"]
+    out_tok, in_tok = sim["output_tokens"], sim["prompt_tokens"]
+    ttft = (first - send) / MS
+    e2el = (fin - send) / MS
+    multi = out_tok > 1
+    tpot = np.where(multi, (e2el - ttft) / np.maximum(out_tok - 1, 1), np.nan)
+    t0 = float(np.nanmin(send)) if len(send) else 0.0
+    duration = float(np.nanmax(fin)) - t0 if len(fin) else 0.0
+    duration = max(duration, 1e-12)
+    n = len(send)
+    itl_w = sim["step_itl_tokens"]
+    itl_v = sim["step_s"] / MS
+    extra = sim["itl_extra_s"] / MS
+    if len(extra):
+        itl_v = np.concatenate([itl_v, extra])
+        itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
+    qs = (50, 90, 99)
+    out: dict = {
+        "completed": int(n),
+        "duration": duration,
+        "total_input_tokens": int(in_tok.sum()),
+        "total_output_tokens": int(out_tok.sum()),
+        "request_throughput": n / duration,
+        "output_throughput": float(out_tok.sum()) / duration,
+        "total_token_throughput": float(out_tok.sum() + in_tok.sum()) / duration,
+    }
+    for name, values in (("ttft", ttft), ("tpot", tpot), ("e2el", e2el)):
+        v = values[np.isfinite(values)]
+        if len(v):
+            p = np.percentile(v, qs)
+            out[f"mean_{name}_ms"] = float(v.mean())
+            out[f"median_{name}_ms"] = float(p[0])
+            out[f"p90_{name}_ms"] = float(p[1])
+            out[f"p99_{name}_ms"] = float(p[2])
+        else:
+            for k in ("mean", "median", "p90", "p99"):
+                out[f"{k}_{name}_ms"] = None
+        if name == "ttft":  # vLLM's order: ttft, tpot, itl, e2el
+            continue
+        if name == "tpot":
+            if itl_w.sum() > 0:
+                p = _weighted_percentiles(itl_v, itl_w, qs)
+                out["mean_itl_ms"] = float((itl_v * itl_w).sum() / itl_w.sum())
+                out["median_itl_ms"], out["p90_itl_ms"], out["p99_itl_ms"] = map(float, p)
+            else:
+                for k in ("mean", "median", "p90", "p99"):
+                    out[f"{k}_itl_ms"] = None
+    good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
+    out["goodput"] = float(good.sum()) / duration
+    out["slo_met_share"] = float(good.mean()) if n else 0.0
+    batch = sim["step_batch"]
+    out["mean_batch"] = float(batch.mean()) if len(batch) else 0.0
+    out["max_batch"] = int(batch.max()) if len(batch) else 0
+    cap = max(sim["kv_blocks"], 1)
+    out["peak_kv_cache_usage"] = (
+        float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
+    )
+    out["preemptions"] = int(sim["preempted"].sum())
+    out["saturated"] = bool(saturated(sim))
+    out["max_num_seqs"] = int(sim["max_num_seqs"])
+    out["kv_cache_blocks"] = int(sim["kv_blocks"])
+    return out
+
+
+def saturated(sim: dict) -> bool:
+    """Arrivals outran the server: an open-loop run whose queue (arrived, not yet scheduled)
+    at the last arrival holds more than 5 % of the requests and at least 10."""
+    if not sim["open_loop"]:
+        return False
+    entry = sim["entry_s"]
+    n = len(entry)
+    if n < 2:
+        return False
+    last = float(np.nanmax(entry))
+    if last == float(np.nanmin(entry)):  # all at once (rate inf): did any request wait?
+        return bool(np.nanmax(sim["first_token_s"]) > _first_step_end(sim))
+    # scheduled by the last arrival ≈ first token by then, or admitted: count first tokens
+    started = int(np.sum(sim["first_token_s"] <= last))
+    queue = n - started
+    return queue > max(10, 0.05 * n)
+
+
+def _first_step_end(sim: dict) -> float:
+    """End of the first engine step that ran no prefill chunk: from then on a request still
+    waiting was queued behind others, not merely chunked."""
+    end, itl, batch = sim["step_end_s"], sim["step_itl_tokens"], sim["step_batch"]
+    alone = np.nonzero(batch == itl)[0]
+    return float(end[alone[0]]) if len(alone) else float("inf")
+
+
+def timeline(sim: dict, points: int = 1500) -> dict:
+    """Batch size, queue length and KV-cache use over one run, thinned to ``points`` steps."""
+    end = sim["step_end_s"]
+    if not len(end):
+        return {k: np.zeros(0) for k in ("t_s", "batch", "queue", "kv_cache_usage")}
+    idx = np.unique(np.linspace(0, len(end) - 1, min(points, len(end))).astype(int))
+    t = end[idx]
+    entered = np.sort(sim["entry_s"])
+    started = np.sort(sim["first_token_s"][np.isfinite(sim["first_token_s"])])
+    queue = np.searchsorted(entered, t, side="right") - np.searchsorted(started, t, side="right")
+    return {
+        "t_s": t,
+        "batch": sim["step_batch"][idx],
+        "queue": np.maximum(queue, 0),
+        "kv_cache_usage": sim["step_kv_blocks"][idx] / max(sim["kv_blocks"], 1),
+    }
+
+
+# ------------------------------------------------------------------------------- entry points
+
+
+class DoesNotFit(ValueError):
+    """The scenario cannot serve: its weights do not fit, or a request does not fit the cache."""
+
+
+def check_fits(s: Scenario, longest_tokens: int | None = None) -> None:
+    """Raise :class:`DoesNotFit` with the reason when ``s`` cannot serve its requests."""
+    s = s.effective()
+    mem = memory.memory_figures(s)
+    if not mem["weights_fit"] or mem["kv_cache_tokens"] < BLOCK_TOKENS:
+        raise DoesNotFit(
+            f"{s.model.name} does not fit {s.gpus}× {s.hardware.name} in "
+            f"{s.weights_dtype}: weights {mem['weights_per_gpu_gb']:.1f} GB per GPU leave "
+            f"{max(mem['kv_budget_per_gpu_gb'], 0):.1f} GB for the KV cache"
+        )
+    need = longest_tokens or (s.prompt_tokens + s.output_tokens)
+    if _blocks(need) > mem["kv_cache_tokens"] // BLOCK_TOKENS:
+        raise DoesNotFit(
+            f"a request of {need:,} tokens needs more KV cache than the "
+            f"{mem['kv_cache_tokens']:,} tokens one replica holds; shorten it, add GPUs or "
+            "lower the KV dtype"
+        )
+
+
+def run(s: Scenario, wl: Workload | None = None, sm: StepModel | None = None) -> dict:
+    """One serving run of the scenario's clients (or ``wl``): ``figures``, the raw ``sim``."""
+    s = s.effective()
+    wl = wl or workload(s)
+    longest = int((wl.prompt_tokens + wl.output_tokens).max()) if len(wl.arrival_s) else 0
+    check_fits(s, longest)
+    sim = simulate(s, wl, sm)
+    return {"figures": figures(sim, s), "sim": sim}
+
+
+def is_serving_key(key: str) -> bool:
+    """A key that makes ``whatif eval`` add the ``serving`` and ``capacity`` sections."""
+    return key in SERVING_KEYS
+
+
+# ------------------------------------------------------------------------------- capacity
+
+CAPACITY_REQUESTS = 1000  # requests per run of the capacity search and the sweep (at most)
+SWEEP_FRACTIONS = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0, 1.1)
+SWEEP_FIGURES = (
+    "request_throughput",
+    "output_throughput",
+    "mean_ttft_ms",
+    "median_ttft_ms",
+    "p90_ttft_ms",
+    "p99_ttft_ms",
+    "mean_tpot_ms",
+    "median_tpot_ms",
+    "p90_tpot_ms",
+    "p99_tpot_ms",
+    "p99_itl_ms",
+    "mean_e2el_ms",
+    "slo_met_share",
+    "goodput",
+    "mean_batch",
+    "saturated",
+)
+
+
+class _Runner:
+    """Runs of one scenario at many rates on one set of draws (common random numbers: every
+    rate sees the same arrival pattern on a scaled time axis and the same lengths, so the
+    figures move with the rate alone)."""
+
+    def __init__(self, s: Scenario, n: int):
+        self.s = s.effective()
+        self.n = n
+        base = workload(self.s, rate=1.0, num_requests=n, max_concurrency=None)
+        self.unit = base.arrival_s
+        self.prompt, self.output = base.prompt_tokens, base.output_tokens
+        check_fits(self.s, int((self.prompt + self.output).max()))
+        self.sm = StepModel(self.s, int(self.s.max_num_batched_tokens))
+
+    def at(self, rate, max_concurrency=None) -> dict:
+        arr = np.zeros(self.n) if rate == "inf" else self.unit / float(rate)
+        wl = Workload(arr, self.prompt, self.output, max_concurrency, max_concurrency is None)
+        return figures(simulate(self.s, wl, self.sm), self.s)
+
+
+def _meets(f: dict, s: Scenario) -> bool:
+    return f["slo_met_share"] >= s.slo_attainment and not f["saturated"]
+
+
+def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
+    """The ``capacity`` section (SPEC 4.6): the largest arrival rate one replica holds within
+    the SLO, the replicas and GPUs the scenario's rate (or ``peak_rate``) needs, and the sweep
+    of rate against latency and throughput with the knee marked.
+
+    ``max_request_rate``: bisection between 1 % of the saturation throughput (a run of all
+    requests at once) and that throughput, on runs of :data:`CAPACITY_REQUESTS` requests with
+    the scenario's burstiness (1 = Poisson), lengths and seed; a rate passes when at least
+    ``slo_attainment`` of its requests meet both ``ttft_slo_ms`` and ``tpot_slo_ms`` and the
+    run is not saturated. Zero when even light load misses the SLO (one request alone is too
+    slow). ``knee_request_rate``: the first rate of the sweep whose p99 TTFT is over twice the
+    lightest load's, where queueing starts to dominate.
+
+    References
+    ----------
+    .. [1] SPEC 4.6 "Capacity"; NVIDIA NIM / aiconfigurator's "minimum GPUs for a rate and an
+       SLO"; MLPerf Inference's server scenario (the largest Poisson rate meeting a latency
+       percentile).
+    """
+    s = s.effective()
+    n = int(min(s.num_requests, CAPACITY_REQUESTS))
+    runner = _Runner(s, n)
+    flood = runner.at("inf")
+    hi = float(flood["request_throughput"])
+    lo = 0.01 * hi
+    f_lo = runner.at(lo)
+    if not _meets(f_lo, s):
+        best = 0.0
+    elif _meets(runner.at(hi), s):
+        best = hi
+    else:
+        a, b = lo, hi
+        for _ in range(9):  # 2⁻⁹ of the saturation throughput
+            mid = 0.5 * (a + b)
+            if _meets(runner.at(mid), s):
+                a = mid
+            else:
+                b = mid
+        best = a
+    sweep = {k: [] for k in ("request_rate", *SWEEP_FIGURES)}
+    for frac in SWEEP_FRACTIONS:
+        rate = frac * hi
+        f = runner.at(rate)
+        sweep["request_rate"].append(rate)
+        for k in SWEEP_FIGURES:
+            sweep[k].append(f[k])
+    p99 = np.array([np.nan if v is None else v for v in sweep["p99_ttft_ms"]], dtype=float)
+    over = np.nonzero(p99 > 2 * p99[0])[0]
+    knee = float(sweep["request_rate"][over[0]]) if len(over) else None
+    target = peak_rate if peak_rate is not None else s.request_rate
+    if target == "inf" or best <= 0:
+        replicas = None
+    else:
+        replicas = max(1, math.ceil(float(target) / best - 1e-9))
+    return {
+        "max_request_rate": best,
+        "saturation_request_rate": hi,
+        "replicas_needed": replicas,
+        "gpus_needed": None if replicas is None else replicas * s.gpus,
+        "for_request_rate": None if target == "inf" else float(target),
+        "knee_request_rate": knee,
+        "slo": {
+            "ttft_slo_ms": s.ttft_slo_ms,
+            "tpot_slo_ms": s.tpot_slo_ms,
+            "slo_attainment": s.slo_attainment,
+        },
+        "light_load_slo_met_share": f_lo["slo_met_share"],
+        "requests_per_run": n,
+        "sweep": {k: np.array(v, dtype=float) for k, v in sweep.items()},
+    }
+
+
+# ------------------------------------------------------------------------------- Pareto
+
+PARETO_TP = (1, 2, 4, 8)
+PARETO_DTYPES = ("bf16", "fp8", "int4")
+PARETO_SEQS = (8, 32, 128, 512)
+
+
+def pareto(s: Scenario) -> list[dict]:
+    """Output tok/s per GPU against tok/s per user over the configurations a user would try:
+    tensor-parallel degree, weights dtype and ``max_num_seqs`` (SPEC 4.6).
+
+    Each point is a closed-loop run at concurrency ``max_num_seqs`` (every slot busy, as a
+    saturating benchmark at that concurrency): per GPU = ``output_throughput`` / GPUs; per user
+    = 1000 / ``mean_tpot_ms``. Configurations whose weights do not fit are left out;
+    ``front`` marks the points no other point beats on both axes.
+
+    References
+    ----------
+    .. [1] NVIDIA, "LLM Inference Benchmarking: Fundamental Concepts" (throughput per GPU
+       against interactivity per user); aiconfigurator's Pareto front of the same axes.
+    """
+    s = s.effective()
+    points = []
+    for tp in PARETO_TP:
+        for dtype in PARETO_DTYPES:
+            for seqs in PARETO_SEQS:
+                update = {"gpus": tp, "max_num_seqs": seqs}
+                try:
+                    v = (
+                        s.with_dtype(dtype, **update)
+                        if dtype != s.weights_dtype
+                        else (s.model_copy(update=update))
+                    )
+                    n = int(min(max(3 * seqs, 48), 600))
+                    runner = _Runner(v, n)
+                except (DoesNotFit, ValueError):
+                    continue
+                f = runner.at("inf", max_concurrency=seqs)
+                if not f["mean_tpot_ms"]:
+                    continue
+                points.append(
+                    {
+                        "gpus": tp,
+                        "weights_dtype": dtype,
+                        "max_num_seqs": seqs,
+                        "tokens_per_s_per_gpu": f["output_throughput"] / tp,
+                        "tokens_per_s_per_user": 1000.0 / f["mean_tpot_ms"],
+                        "mean_ttft_ms": f["mean_ttft_ms"],
+                        "mean_tpot_ms": f["mean_tpot_ms"],
+                        "request_throughput": f["request_throughput"],
+                    }
+                )
+    for p in points:
+        p["front"] = not any(
+            q["tokens_per_s_per_gpu"] >= p["tokens_per_s_per_gpu"]
+            and q["tokens_per_s_per_user"] >= p["tokens_per_s_per_user"]
+            and (
+                q["tokens_per_s_per_gpu"] > p["tokens_per_s_per_gpu"]
+                or q["tokens_per_s_per_user"] > p["tokens_per_s_per_user"]
+            )
+            for q in points
+        )
+    return points
+
+
+# ------------------------------------------------------------------------------- sections
+
+
+def trace_workload(s: Scenario, trace) -> Workload:
+    """An uploaded trace's arrivals (scaled by ``rate_scale``) and lengths (the scenario's
+    where the trace has none), sent open-loop as recorded."""
+    s = s.effective()
+    n = len(trace.arrival_s)
+    if n > s.num_requests:
+        n = int(s.num_requests)  # the first num_requests requests of the trace
+    arr = np.asarray(trace.arrival_s[:n], dtype=float) / s.rate_scale
+    inp = trace.input_tokens[:n] if trace.input_tokens is not None else None
+    out = trace.output_tokens[:n] if trace.output_tokens is not None else None
+    prompt = np.full(n, s.prompt_tokens) if inp is None else np.maximum(inp, 1)
+    output = np.full(n, s.output_tokens) if out is None else np.maximum(out, 1)
+    return Workload(arr, prompt.astype(np.int64), output.astype(np.int64), None, True)
+
+
+def sections(s: Scenario, trace=None) -> dict:
+    """The ``serving`` and ``capacity`` sections of ``whatif eval --json`` (SPEC 4.6): one run
+    of the scenario's clients (or of ``trace``), and the capacity search."""
+    s = s.effective()
+    wl = trace_workload(s, trace) if trace is not None else None
+    one = run(s, wl)
+    cap = capacity(s)
+    cap["sweep"] = {k: [None if v != v else float(v) for v in a] for k, a in cap["sweep"].items()}
+    serving = {"fits": True, **one["figures"]}
+    serving["source"] = "trace" if trace is not None else "clients"
+    return {"serving": serving, "capacity": {"fits": True, **cap}}
