@@ -28,6 +28,7 @@ PAGES = {
     "scale_to_zero": "Scale_to_zero",
     "measurements": "Measurements",
     "compare": "Compare",
+    "serving": "Serving",
 }
 DEFAULT_BASE_URL = "http://localhost:8501"
 #: a link's keys that are not the scenario's: the pinned baseline (``base.<key>``, a scenario

@@ -1079,3 +1079,24 @@ def sections(s: Scenario, trace=None) -> dict:
     serving = {"fits": True, **one["figures"]}
     serving["source"] = "trace" if trace is not None else "clients"
     return {"serving": serving, "capacity": {"fits": True, **cap}}
+
+
+def serving_lens(s: Scenario) -> dict:
+    """The Serving lens's one core call: the scenario's run (figures and timeline), the
+    capacity search with its sweep, and the Pareto front; when the scenario cannot serve,
+    ``fits`` False and the reason instead of figures."""
+    s = s.effective()
+    try:
+        one = run(s)
+        cap = capacity(s)
+    except DoesNotFit as exc:
+        return {"fits": False, "reason": str(exc), "figures": {}, "pareto": []}
+    sweep_ = cap.pop("sweep")
+    return {
+        "fits": True,
+        "reason": None,
+        "figures": {"serving": one["figures"], "capacity": cap},
+        "timeline": timeline(one["sim"]),
+        "sweep": sweep_,
+        "pareto": pareto(s),
+    }

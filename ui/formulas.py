@@ -228,3 +228,65 @@ def economics_formulas() -> None:
             "start, wake time and the replica's capacity come from the Cold start and Roofline "
             "lenses for the same scenario."
         )
+
+
+def serving_formulas() -> None:
+    box = st.expander(
+        "Formulas, sources and what the model leaves out",
+        key="x_formulas_serving",
+        on_change="rerun",
+    )
+    if not box.open:
+        return
+    with box:
+        st.markdown(
+            "**The server** runs as vLLM V1 schedules it, one engine step at a time: one decode "
+            "token for every running sequence, then prefill chunks (running ones first, then "
+            "waiting ones, first come first served) up to `max_num_batched_tokens` tokens and "
+            "`max_num_seqs` sequences. The KV cache (the Roofline lens's capacity) is paged in "
+            "16-token blocks; a waiting request is admitted only when its chunk's blocks are "
+            "free, and when a running sequence needs a block that is not free the newest one is "
+            "preempted and later recomputed (Kwon et al., SOSP 2023; vLLM's scheduler)."
+        )
+        st.markdown("**A step's time** for d decodes with contexts c_i and prefill chunks p_j:")
+        st.latex(
+            r"t_\text{step} = \max\!\Big(\tfrac{W(d+\sum p_j)/\text{TP} + "
+            r"(\sum c_i + \sum (s_j + p_j))\,\text{kv}/\text{shards}}{\text{BW}\,\eta_\text{bw}},\;"
+            r"\tfrac{F_\text{dec}}{P\,\eta_\text{dec}} + \tfrac{F_\text{pre}}{P\,\eta_\text{pre}}"
+            r"\Big) + t_\text{all-reduce} + t_\text{launch} + t_\text{host}"
+        )
+        st.markdown(
+            "the same terms as the Roofline lens's decode step and prefill (weights read once "
+            "per step, every sequence's KV read, 2 × active params FLOPs per token plus "
+            "attention); a decode-only step is exactly the Roofline lens's step at that batch "
+            "and mean context. Between events (an arrival the scheduler could admit, a sequence "
+            "finishing, the cache filling) a batch's steps differ only by one token of context "
+            "each, so they are added up in closed form. Each request also pays the engine's "
+            "front-end time (HTTP, chat template, tokenisation) before it is scheduled."
+        )
+        st.markdown(
+            "**The clients** are `vllm bench serve`'s: gamma inter-arrival times of shape "
+            "`burstiness` and mean 1/rate, at most `max_concurrency` in flight. **The figures** "
+            "are vLLM's: TTFT from the moment the client sends; TPOT = (e2el − TTFT)/(output − "
+            "1) per request; ITL every gap between two tokens; goodput the requests per second "
+            "meeting both objectives."
+        )
+        st.latex(
+            r"\text{max rate} = \max\{\lambda : \Pr[\text{TTFT}\le\text{SLO}_\text{TTFT} \wedge "
+            r"\text{TPOT}\le\text{SLO}_\text{TPOT}] \ge a\},\qquad "
+            r"\text{replicas} = \lceil \lambda_\text{scenario} / \text{max rate}\rceil"
+        )
+        st.markdown(
+            "Checked against queueing theory: with `max_num_seqs=1` and fixed lengths the mean "
+            "wait is M/D/1's ρS/(2(1−ρ)); below saturation the served rate is the offered rate; "
+            "at light load a request sees the Request row of the Roofline lens. Against "
+            "published serving runs, see the README's fidelity table."
+        )
+        st.markdown(
+            "**Left out:** prefix caching, speculative decoding, disaggregated prefill, "
+            "priorities other than first come first served, the sampler's and detokeniser's "
+            "time per token beyond the engine's host work, network time between client and "
+            "server, and the jitter of real clients (identical requests started together stay "
+            "in step here, so a closed loop of fixed lengths prefills in waves). Lengths drawn "
+            "from a distribution draw prompt and output independently."
+        )

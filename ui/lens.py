@@ -112,6 +112,7 @@ class Column:
     format: str | None = None
     help: str | None = None
     width: str | None = None
+    link: bool = False  # the cells are links (an app-relative share link)
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,8 @@ class Shown:
         if lead:
             st.markdown(lead)
         items = [m for m in row.items if m.when is None or m.when(v)]
+        if not items:
+            return
         for col, m in zip(st.columns(len(items)), items, strict=True):
             self._metric(col, m)
         caption = text(row.caption, v)
@@ -135,7 +137,9 @@ class Shown:
             return
         config = {}
         for c in t.columns.values():
-            if c.width:
+            if c.link:
+                config[c.label] = st.column_config.LinkColumn(display_text="open")
+            elif c.width:
                 config[c.label] = st.column_config.TextColumn(width=c.width)
             elif c.format or c.help:
                 kw = {"help": c.help} if c.help else {}

@@ -3,7 +3,7 @@ report and the Compare table walk.
 
 - :mod:`ui.lenses.home`: the landing page's summary;
 - :mod:`ui.lenses.roofline`, :mod:`ui.lenses.launch`, :mod:`ui.lenses.cold_start`,
-  :mod:`ui.lenses.scale_to_zero`: the lens pages;
+  :mod:`ui.lenses.scale_to_zero`, :mod:`ui.lenses.serving`: the lens pages;
 - :mod:`ui.lenses.common`: metric rows shared by more than one of them.
 """
 
@@ -17,13 +17,16 @@ from ui.lenses.cold_start import COLD_START
 from ui.lenses.launch import LAUNCH
 from ui.lenses.roofline import ROOFLINE
 from ui.lenses.scale_to_zero import SCALE_TO_ZERO
+from ui.lenses.serving import SERVING
 
 #: the lenses of the report and the Compare table, in their order
-LENSES: tuple[Lens, ...] = (ROOFLINE, LAUNCH, COLD_START, SCALE_TO_ZERO)
+LENSES: tuple[Lens, ...] = (ROOFLINE, LAUNCH, COLD_START, SCALE_TO_ZERO, SERVING)
 #: the Compare table's rows: each lens's own, in the lenses' order
 ROWS: tuple[Row, ...] = tuple(row for lens in LENSES for row in lens.rows)
 
 
 def compare(scenarios: list[Scenario]) -> list[dict]:
     """The Compare table (:func:`model.compare.compare`) over every lens's rows."""
-    return _compare.compare(scenarios, ROWS)
+    return _compare.compare(
+        scenarios, ROWS, extra=lambda s: SERVING.figures(SERVING.compute(s, None))
+    )

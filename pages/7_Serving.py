@@ -1,0 +1,49 @@
+"""Serving lens: a server under load, the largest rate one replica holds within the SLO, and
+the replicas and GPUs a rate needs (SPEC 4.6). Declared in :mod:`ui.lenses.serving`; the
+clients' and objectives' controls are the page's own."""
+
+import streamlit as st
+
+from ui import lens_view, serving_view
+from ui.formulas import serving_formulas
+from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.lenses.serving import SERVING
+from ui.sidebar import draw_sidebar, page_scenario
+
+st.set_page_config(page_title="Serving · What-If Explorer", page_icon="🚦", layout="wide")
+s = page_scenario("serving", defer=True)
+shown = lens_view.run(SERVING, s)
+
+st.title("Serving under load: latency, capacity and GPUs")
+rate = "all at once" if s.request_rate == "inf" else f"{s.request_rate:g} req/s"
+conc = "no concurrency limit" if s.max_concurrency is None else f"≤ {s.max_concurrency:,} in flight"
+scenario_caption(s, rate, conc, f"{s.num_requests:,} requests", f"lengths: {s.lengths}")
+shown.notice("does_not_fit", "error")
+shown.metrics("headline")
+shown.metrics("run")
+shown.notice("saturated", "warning")
+assumption_line(s)
+draw_sidebar()
+
+serving_view.controls(s)
+
+if shown.r.get("fits"):
+    tabs = lazy_tabs(
+        ["Latency against load", "One run", "Pareto front", "Downloads"], key="t_serving"
+    )
+    if tabs[0].open:
+        with tabs[0]:
+            shown.chart("load")
+            shown.table("sweep")
+    if tabs[1].open:
+        with tabs[1]:
+            shown.chart("timeline")
+    if tabs[2].open:
+        with tabs[2]:
+            shown.chart("pareto")
+            shown.table("pareto")
+    if tabs[3].open:
+        with tabs[3]:
+            shown.downloads()
+
+serving_formulas()

@@ -1,0 +1,151 @@
+"""Run the published serving benchmarks (tests/data/published_serving.csv) through the
+Serving lens and compare, metric by metric (SPEC 4.6 "Fidelity").
+
+Each run's facts (GPU, GPUs per replica, model, dtype, prompt and output tokens, request rate,
+max concurrency, requests) are set; everything else is left at the defaults, as a user of
+``whatif eval --set … --json`` would leave it. A run without a stated rate is a closed loop at
+its concurrency (``request_rate=inf``, as ``vllm bench serve --max-concurrency`` is run).
+
+Runs are split by source: the sources in :data:`HELD_OUT` are never used to fit anything (the
+engine profile's ``frontend_ms`` is derived from the concurrency-1 runs of the other sources,
+:func:`derive_frontend_ms`), and their errors are reported apart.
+
+Load classes: ``concurrency 1`` (max_concurrency 1); ``saturation`` (rate inf without a
+concurrency limit, or a concurrency of 64 or more); ``light load`` (the rest).
+
+``python -m tests.published_serving`` prints the table and the median errors.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import OrderedDict
+from pathlib import Path
+from statistics import median
+
+from model import serving
+from model.overrides import resolve
+
+TABLE = Path(__file__).parent / "data" / "published_serving.csv"
+HELD_OUT = ("nim180", "mushfiq", "inferencex1061", "tt356")
+
+
+def runs() -> OrderedDict:
+    out: OrderedDict = OrderedDict()
+    with TABLE.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            out.setdefault(row["notes"].split(";")[0].split()[0].removeprefix("run="), []).append(
+                row
+            )
+    return out
+
+
+def held_out(run_id: str) -> bool:
+    return run_id.startswith(HELD_OUT)
+
+
+def load_class(row: dict) -> str:
+    conc = row["max_concurrency"].strip()
+    if conc == "1":
+        return "concurrency 1"
+    rate = row["request_rate"].strip()
+    if (rate == "inf" and not conc) or (conc and int(conc) >= 64):
+        return "saturation"
+    return "light load"
+
+
+def scenario_of(row: dict, **extra):
+    conc = row["max_concurrency"].strip()
+    rate = row["request_rate"].strip() or "inf"
+    n = row["num_requests"].strip()
+    n = int(n) if n else max(4 * int(conc or 1), 50)
+    pairs = [
+        ("hardware", row["gpu"]),
+        ("model", row["model"]),
+        ("gpus", row["gpus"]),
+        ("weights_dtype", row["weights_dtype"]),
+        ("prompt_tokens", row["prompt_tokens"]),
+        ("output_tokens", row["output_tokens"]),
+        ("request_rate", rate),
+        ("max_concurrency", conc or "none"),
+        ("num_requests", str(min(max(n, 8), 1000))),
+        *[(k, str(v)) for k, v in extra.items()],
+    ]
+    return resolve(pairs, strict=True)[0].effective()
+
+
+def compare(**extra) -> list[dict]:
+    """One record per (run, metric): measured, modelled, relative error, class, split."""
+    out = []
+    for run_id, rows in runs().items():
+        try:
+            s = scenario_of(rows[0], **extra)
+            fig = serving.run(s)["figures"]
+        except (serving.DoesNotFit, ValueError) as exc:
+            out.append({"run": run_id, "skipped": str(exc)[:120]})
+            continue
+        for row in rows:
+            got = fig.get(row["metric"])
+            if got is None:
+                continue
+            value = float(row["value"])
+            out.append(
+                {
+                    "run": run_id,
+                    "metric": row["metric"],
+                    "measured": value,
+                    "modelled": float(got),
+                    "error": (float(got) - value) / value,
+                    "class": load_class(row),
+                    "held_out": held_out(run_id),
+                }
+            )
+    return out
+
+
+def derive_frontend_ms() -> float:
+    """The front-end time that makes the fitting runs' concurrency-1 mean TTFT right: the
+    median of measured − modelled (modelled with no front-end time), at least 0 [ms]."""
+    gaps = [
+        r["measured"] - r["modelled"]
+        for r in compare(frontend_ms=0)
+        if "metric" in r
+        and r["metric"] == "mean_ttft_ms"
+        and r["class"] == "concurrency 1"
+        and not r["held_out"]
+    ]
+    return max(0.0, median(gaps)) if gaps else 0.0
+
+
+def summary(records: list[dict]) -> dict:
+    """Median |error| per load class, for the fitting runs and the held-out runs apart."""
+    out = {}
+    for split in (False, True):
+        for cls in ("concurrency 1", "light load", "saturation"):
+            errs = [
+                abs(r["error"])
+                for r in records
+                if "metric" in r and r["held_out"] == split and r["class"] == cls
+            ]
+            key = f"{'held out' if split else 'fitting'} · {cls}"
+            out[key] = (median(errs), len(errs)) if errs else (None, 0)
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--derive" in sys.argv:
+        print(f"frontend_ms = {derive_frontend_ms():.1f}")
+        raise SystemExit(0)
+    recs = compare()
+    for r in recs:
+        if "skipped" in r:
+            print(f"{r['run']:<48} skipped: {r['skipped']}")
+        else:
+            print(
+                f"{r['run']:<48} {r['metric']:<22} {r['measured']:>10.4g} {r['modelled']:>10.4g} "
+                f"{r['error']:+7.0%} {r['class']}{' (held out)' if r['held_out'] else ''}"
+            )
+    for key, (err, n) in summary(recs).items():
+        print(f"{key:<32} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")

@@ -1,0 +1,357 @@
+"""The Serving lens (SPEC 4.6): the simulator's physics against the other lenses and queueing
+theory, its invariants as properties, the capacity search, bad input, and the page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import decode, request, serving
+from model.cli import main
+from model.overrides import resolve
+
+
+def scen(*pairs):
+    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
+
+
+def wl_fixed(n, rate, prompt, output, seed=0, conc=None):
+    return serving.Workload(
+        serving.arrivals(n, rate, 1.0, seed),
+        np.full(n, prompt, dtype=np.int64),
+        np.full(n, output, dtype=np.int64),
+        conc,
+        conc is None,
+    )
+
+
+# ------------------------------------------------------------------ step physics is the core's
+
+
+@pytest.mark.parametrize(
+    "name", ["default", "llama-8b-1xh100", "mixtral-fp8-2xh100", "seed-3b-4090"]
+)
+@pytest.mark.parametrize("batch", [1, 3, 64, 600])
+def test_a_decode_only_step_is_the_roofline_lens_step(name, batch):
+    s = scen(("scenario", name), ("context_tokens", 1500))
+    sm = serving.StepModel(s, 8192)
+    got = sm.decode(batch, np.array([batch * 1500.0]))[0]
+    want = decode.sweep(s, [batch])["t_step_s"][0]
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["default", "llama-8b-1xh100", "seed-3b-4090"])
+def test_a_prefill_only_step_is_the_request_lens_chunk(name):
+    s = scen(("scenario", name), ("prompt_tokens", 700))
+    sm = serving.StepModel(s, 8192)
+    got = sm.mixed(0, 0.0, 700, serving.chunk_attention(700, 0), 700.0)
+    req = request.request_figures(s)
+    host = s.host_ms / 1000
+    assert got == pytest.approx(req["ttft_ms"] / 1000, rel=1e-9)
+    assert got - host == pytest.approx(req["prefill_ms"] / 1000, rel=1e-9)
+
+
+def test_the_affine_run_is_the_step_by_step_sum():
+    s = scen(("scenario", "llama-8b-1xh100"))
+    sm = serving.StepModel(s, 8192)
+    n, c0, k = 40, 40 * 900.0, 300
+    aff = sm.decode_affine(n, c0, n, k)
+    assert aff is not None
+    steps = sm.decode(n, c0 + n * np.arange(k))
+    a, b = aff
+    assert np.allclose(a + b * np.arange(k), steps, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ fidelity (SPEC 4.6)
+
+
+@pytest.mark.parametrize("name", ["default", "llama-8b-1xh100", "seed-3b-4090"])
+def test_light_load_reproduces_one_request_alone(name):
+    """One request at a time: TTFT = the Request row's TTFT + the front-end time; TPOT = the
+    decode step at batch 1 and the request's mean context (SPEC 4.0)."""
+    s = scen(("scenario", name), ("prompt_tokens", 512), ("output_tokens", 128))
+    f = serving.run(s, wl_fixed(20, 1e-4, 512, 128))["figures"]
+    req = request.request_figures(s)
+    assert f["mean_ttft_ms"] == pytest.approx(req["ttft_ms"] + s.frontend_ms, rel=1e-6)
+    mean_ctx = 512 + 1 + (128 - 2) / 2  # decode steps read prompt + 1 … prompt + 127
+    one = decode.sweep(s.model_copy(update={"context_tokens": mean_ctx}), [1])["t_step_s"][0]
+    assert f["mean_tpot_ms"] == pytest.approx(one * 1000, rel=2e-3)
+    assert f["max_batch"] == 1 and f["preemptions"] == 0 and not f["saturated"]
+
+
+@pytest.mark.parametrize("rho", [0.2, 0.5, 0.7])
+def test_one_sequence_at_a_time_waits_as_md1(rho):
+    """max_num_seqs=1, fixed lengths, Poisson arrivals: a deterministic single server, whose
+    mean wait is ρS / (2(1 − ρ)) (Pollaczek-Khinchine with zero service variance)."""
+    s = scen(("scenario", "llama-8b-1xh100"), ("max_num_seqs", 1), ("frontend_ms", 0))
+    one = serving.run(s, wl_fixed(1, 1.0, 256, 64))["figures"]
+    S = one["mean_e2el_ms"] / 1000
+    n = 20000
+    f = serving.run(s, wl_fixed(n, rho / S, 256, 64, seed=3))
+    sim = f["sim"]
+    wait = (sim["finish_s"] - sim["send_s"]) - S
+    expected = rho * S / (2 * (1 - rho))
+    assert wait.mean() == pytest.approx(expected, rel=0.08, abs=0.02 * S)
+
+
+@pytest.mark.parametrize("rate", [1.0, 4.0, 8.0])
+def test_below_saturation_the_server_serves_the_arrival_rate(rate):
+    s = scen(("request_rate", rate), ("num_requests", 2000))
+    f = serving.run(s)["figures"]
+    offered = 2000 / float(serving.arrivals(2000, rate, 1.0, 0)[-1])
+    assert not f["saturated"]
+    # duration also holds the last request's own service time
+    assert f["request_throughput"] == pytest.approx(offered, rel=0.05)
+
+
+def test_arrivals_faster_than_the_server_saturate_it():
+    s = scen(("request_rate", 60), ("num_requests", 1500))
+    f = serving.run(s)["figures"]
+    assert f["saturated"]
+    assert f["request_throughput"] < 40
+
+
+def test_arrivals_follow_vllm_bench_serve():
+    a = serving.arrivals(200_000, 5.0, 1.0, 0)
+    gaps = np.diff(a)
+    assert a[0] == 0 and gaps.mean() == pytest.approx(0.2, rel=0.01)
+    assert gaps.std() == pytest.approx(0.2, rel=0.02)  # exponential: sd = mean
+    bursty = np.diff(serving.arrivals(200_000, 5.0, 0.25, 0))
+    assert bursty.mean() == pytest.approx(0.2, rel=0.02)
+    assert bursty.std() == pytest.approx(0.2 / 0.25**0.5, rel=0.03)  # gamma: sd = mean/√k
+    assert not serving.arrivals(10, "inf").any()
+
+
+# ------------------------------------------------------------------ invariants (properties)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rate=st.sampled_from([0.5, 3.0, 20.0, "inf"]),
+    prompt=st.integers(1, 3000),
+    output=st.integers(1, 600),
+    seqs=st.sampled_from([1, 4, 64, 1024]),
+    conc=st.sampled_from([None, 1, 7, 300]),
+    util=st.sampled_from([0.9, 0.3]),
+)
+def test_every_run_completes_within_its_cache_and_limits(rate, prompt, output, seqs, conc, util):
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("max_num_seqs", seqs),
+        ("gpu_memory_utilization", util),
+    )
+    wl = wl_fixed(150, rate, prompt, output, seed=1, conc=conc)
+    try:
+        r = serving.run(s, wl)
+    except serving.DoesNotFit:
+        return
+    sim, f = r["sim"], r["figures"]
+    assert f["completed"] == 150 and np.isfinite(sim["finish_s"]).all()
+    assert (sim["step_kv_blocks"] <= sim["kv_blocks"]).all()  # never beyond the cache
+    assert sim["step_batch"].max() <= min(seqs, s.max_num_batched_tokens)
+    assert (sim["first_token_s"] >= sim["send_s"] + s.frontend_ms / 1000 - 1e-12).all()
+    assert (sim["finish_s"] >= sim["first_token_s"]).all()
+    if conc is not None:  # never more in flight than the clients allow
+        starts, ends = sim["send_s"], sim["finish_s"]
+        for t in starts:
+            assert ((starts <= t) & (ends > t)).sum() <= conc
+    for k in ("mean", "median", "p90", "p99"):
+        assert f[f"{k}_ttft_ms"] > 0
+
+
+def test_a_run_is_reproducible_and_the_seed_changes_it():
+    s = scen(("request_rate", 8), ("lengths", "azure-conv-2023"))
+    a, b = serving.run(s)["figures"], serving.run(s)["figures"]
+    assert a == b
+    c = serving.run(s.model_copy(update={"seed": 1}))["figures"]
+    assert c["p99_ttft_ms"] != a["p99_ttft_ms"]
+
+
+def test_a_full_cache_preempts_and_recomputes():
+    s = scen(("scenario", "seed-3b-4090"), ("gpu_memory_utilization", 0.5))
+    f = serving.run(s, wl_fixed(400, "inf", 2000, 1500))["figures"]
+    assert f["preemptions"] > 0 and f["completed"] == 400
+    assert f["peak_kv_cache_usage"] <= 1.0
+
+
+# ------------------------------------------------------------------ capacity
+
+
+def test_capacity_is_the_largest_rate_within_the_slo():
+    s = scen(("request_rate", 10))
+    cap = serving.capacity(s)
+    r = cap["max_request_rate"]
+    assert 0 < r <= cap["saturation_request_rate"]
+    runner = serving._Runner(s, cap["requests_per_run"])
+    assert runner.at(r)["slo_met_share"] >= s.slo_attainment
+    if r < cap["saturation_request_rate"]:  # else capped at what one replica completes
+        above = runner.at(r * 1.1)
+        assert above["slo_met_share"] < s.slo_attainment or above["saturated"]
+    assert cap["replicas_needed"] == int(np.ceil(10 / r))
+    assert cap["gpus_needed"] == cap["replicas_needed"] * s.gpus
+
+
+def test_an_slo_that_one_request_alone_misses_gives_zero_capacity():
+    s = scen(("ttft_slo_ms", 1), ("request_rate", 5))
+    cap = serving.capacity(s)
+    assert cap["max_request_rate"] == 0 and cap["replicas_needed"] is None
+
+
+def test_more_bandwidth_never_lowers_capacity():
+    lo = scen(("scenario", "llama-8b-1xh100"), ("hardware.hbm_bandwidth_tb_s", 2.0))
+    hi = scen(("scenario", "llama-8b-1xh100"), ("hardware.hbm_bandwidth_tb_s", 4.0))
+    assert serving.capacity(hi)["max_request_rate"] >= serving.capacity(lo)["max_request_rate"]
+
+
+def test_the_pareto_front_is_not_dominated():
+    pts = serving.pareto(scen(("scenario", "llama-8b-1xh100")))
+    front = [p for p in pts if p["front"]]
+    assert front and len(front) < len(pts)
+    for p in front:
+        for q in pts:
+            assert not (
+                q["tokens_per_s_per_gpu"] > p["tokens_per_s_per_gpu"]
+                and q["tokens_per_s_per_user"] > p["tokens_per_s_per_user"]
+            )
+
+
+# ------------------------------------------------------------------ CLI and bad input
+
+
+def test_the_cli_adds_serving_and_capacity_when_a_serving_key_is_set(capsys):
+    assert main(["eval", "--set", "request_rate=10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["serving"]["fits"] and out["capacity"]["fits"]
+    for k in (
+        "completed",
+        "request_throughput",
+        "p99_ttft_ms",
+        "median_itl_ms",
+        "goodput",
+        "mean_batch",
+        "peak_kv_cache_usage",
+        "preemptions",
+        "saturated",
+    ):
+        assert k in out["serving"]
+    assert out["capacity"]["gpus_needed"] == out["capacity"]["replicas_needed"] * 4
+    assert main(["eval", "--json"]) == 0
+    assert "serving" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    "pair, key",
+    [
+        ("request_rate=0", "request_rate"),
+        ("request_rate=-2", "request_rate"),
+        ("request_rate=nan", "request_rate"),
+        ("request_rate=fast", "request_rate"),
+        ("max_concurrency=0", "max_concurrency"),
+        ("burstiness=0", "burstiness"),
+        ("num_requests=1000001", "num_requests"),
+        ("lengths=zipf", "lengths"),
+        ("ttft_slo_ms=0", "ttft_slo_ms"),
+        ("tpot_slo_ms=-1", "tpot_slo_ms"),
+        ("slo_attainment=1.5", "slo_attainment"),
+    ],
+)
+def test_bad_serving_input_is_one_line_naming_the_key(capsys, pair, key):
+    assert main(["eval", "--set", pair, "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"whatif: error: {key}:") and "\n" not in err
+
+
+def test_a_model_that_does_not_fit_says_so_instead_of_latencies(capsys):
+    args = ["eval", "--set", "model=llama-3.1-405b", "--set", "gpus=1", "--set", "request_rate=2"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["serving"] == {"fits": False, "reason": out["serving"]["reason"]}
+    assert "does not fit" in out["serving"]["reason"]
+
+
+def test_the_cli_replays_a_trace_through_the_server(capsys, tmp_path):
+    trace = tmp_path / "t.csv"
+    rows = ["TIMESTAMP,ContextTokens,GeneratedTokens"] + [
+        f"2023-11-16 18:00:{i // 10:02d}.{i % 10}000000,{300 + i},{50 + i}" for i in range(60)
+    ]
+    trace.write_text("\n".join(rows) + "\n")
+    assert main(["eval", "--trace", str(trace), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["serving"]["source"] == "trace" and out["serving"]["completed"] == 60
+
+
+# ------------------------------------------------------------------ the worker and the page
+
+
+def test_the_worker_process_computes_what_the_core_computes():
+    from ui import serving_worker
+
+    s = scen(("scenario", "llama-8b-1xh100"), ("request_rate", 3), ("num_requests", 200))
+    got = serving_worker.compute(s)
+    want = serving.serving_lens(s)
+    assert got["figures"] == want["figures"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"request_rate": "10"},
+        {"request_rate": "inf", "max_concurrency": "16", "lengths": "azure-conv-2023"},
+        {"scenario": "seed-3b-4090", "request_rate": "2"},
+        {"request_rate": "nan", "max_concurrency": "0", "burstiness": "-1"},
+        {"model": "llama-3.1-405b", "gpus": "1"},
+    ],
+)
+def test_the_serving_page_runs(query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../pages/7_Serving.py", default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    if query.get("gpus") == "1":
+        assert "cannot serve" in at.error[0].value and not at.metric
+    elif "nan" in query.values():
+        assert "request\\_rate" in at.warning[0].value
+        assert len(at.metric) == 12
+    else:
+        labels = [m.label for m in at.metric]
+        assert labels[:6] == [
+            "p99 TTFT",
+            "p99 TPOT",
+            "Output tok/s",
+            "Max rate within SLO",
+            "Replicas needed",
+            "GPUs needed",
+        ]
+
+
+def test_the_worker_does_not_hold_the_interpreter():
+    """While the worker computes, this process's threads keep running (the GIL is free)."""
+    code = (
+        "import threading, time\n"
+        "from model.overrides import resolve\n"
+        "from ui import serving_worker\n"
+        "s = resolve([('request_rate', '7'), ('seed', '11')])[0].effective()\n"
+        "serving_worker.compute(resolve([('seed', '12')])[0].effective())  # start the worker\n"
+        "ticks = []\n"
+        "stop = threading.Event()\n"
+        "def tick():\n"
+        "    while not stop.is_set():\n"
+        "        t = time.perf_counter(); time.sleep(0.005); ticks.append(time.perf_counter() - t)\n"
+        "th = threading.Thread(target=tick); th.start()\n"
+        "t0 = time.perf_counter(); serving_worker.compute(s); busy = time.perf_counter() - t0\n"
+        "stop.set(); th.join()\n"
+        "print(busy, max(ticks))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    busy, worst = map(float, out.stdout.split())
+    assert busy > 0.2  # a real computation ran
+    assert worst < 0.1  # the other thread was never held up for long

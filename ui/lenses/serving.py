@@ -1,0 +1,283 @@
+"""The Serving lens, declared once (SPEC 4.6): a server under load, its capacity within the
+SLO, and the GPUs a rate needs. Computed off the server's interpreter
+(:mod:`ui.serving_worker`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from model import codecs
+from model.compare import Row
+from ui import serving_charts, serving_worker
+from ui.chart_common import base_layout, figure
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lenses.common import ms_latency
+
+
+def _fits(v: View) -> bool:
+    return bool(v.r.get("fits"))
+
+
+def _or_dash(show):
+    return lambda x: "—" if x is None else show(x)
+
+
+def _rate(x: float) -> str:
+    return f"{x:,.3g} req/s"
+
+
+def _count(x) -> str:
+    return f"{int(x):,}"
+
+
+def _slo(v: View) -> str:
+    s = v.s
+    return (
+        f"SLO: TTFT ≤ {s.ttft_slo_ms:g} ms and TPOT ≤ {s.tpot_slo_ms:g} ms for "
+        f"{s.slo_attainment:.0%} of requests"
+    )
+
+
+def _replicas_help(v: View) -> str:
+    cap = v.f["capacity"]
+    s = v.s
+    if s.request_rate == "inf":
+        return "request_rate is inf (all at once): no steady rate to size for."
+    if not cap.get("max_request_rate"):
+        return "One replica misses the SLO even at light load: no number of replicas meets it."
+    return (
+        f"⌈{float(s.request_rate):g} req/s ÷ {cap['max_request_rate']:.3g} req/s per replica⌉; "
+        f"each replica is {s.gpus} GPU(s) (tensor parallel {s.gpus})."
+    )
+
+
+HEADLINE = Metrics(
+    (
+        Metric(
+            "p99 TTFT",
+            "serving.p99_ttft_ms",
+            show=_or_dash(ms_latency),
+            unit="ms",
+            when=_fits,
+            help=lambda v: (
+                "99th percentile time to first token, from the moment the client "
+                "sends the request (queue, front-end time, prefill chunks)."
+            ),
+        ),
+        Metric(
+            "p99 TPOT",
+            "serving.p99_tpot_ms",
+            show=_or_dash(ms_latency),
+            unit="ms",
+            when=_fits,
+            help="99th percentile of each request's (end-to-end − TTFT) / (output tokens − 1), "
+            "as vLLM's benchmark computes it.",
+        ),
+        Metric(
+            "Output tok/s",
+            "serving.output_throughput",
+            show=lambda x: f"{x:,.0f}",
+            better="higher",
+            when=_fits,
+            help="Output tokens per second over the run, one replica.",
+        ),
+        Metric(
+            "Max rate within SLO",
+            "capacity.max_request_rate",
+            show=_rate,
+            better="higher",
+            unit="req/s",
+            when=_fits,
+            help=lambda v: f"The largest arrival rate one replica holds. {_slo(v)}.",
+        ),
+        Metric(
+            "Replicas needed",
+            "capacity.replicas_needed",
+            show=_or_dash(_count),
+            when=_fits,
+            help=_replicas_help,
+        ),
+        Metric(
+            "GPUs needed",
+            "capacity.gpus_needed",
+            show=_or_dash(_count),
+            when=_fits,
+            help=_replicas_help,
+        ),
+    ),
+    caption=lambda v: _slo(v) if _fits(v) else None,
+)
+
+RUN = Metrics(
+    (
+        Metric(
+            "Served req/s", "serving.request_throughput", show=_rate, better="higher", when=_fits
+        ),
+        Metric(
+            "Goodput",
+            "serving.goodput",
+            show=_rate,
+            better="higher",
+            when=_fits,
+            help="Requests per second that met both objectives.",
+        ),
+        Metric(
+            "p99 ITL",
+            "serving.p99_itl_ms",
+            show=_or_dash(ms_latency),
+            unit="ms",
+            when=_fits,
+            help="99th percentile gap between two tokens of one request.",
+        ),
+        Metric(
+            "Mean batch",
+            "serving.mean_batch",
+            show=lambda x: f"{x:,.1f}",
+            better=None,
+            when=_fits,
+            help="Sequences per engine step, averaged over the steps.",
+        ),
+        Metric(
+            "Peak KV cache",
+            "serving.peak_kv_cache_usage",
+            show=lambda x: f"{x:.0%}",
+            better=None,
+            when=_fits,
+        ),
+        Metric(
+            "Preemptions",
+            "serving.preemptions",
+            show=_count,
+            when=_fits,
+            help="Running requests evicted when the KV cache ran out, then recomputed.",
+        ),
+    ),
+)
+
+
+def _empty(title: str):
+    return figure([], base_layout(title))
+
+
+def _load(v: View):
+    if not _fits(v):
+        return _empty("Latency against the request rate: the scenario cannot serve")
+    return serving_charts.load_figure(
+        v.r["sweep"], v.f["capacity"], v.f["capacity"]["slo"], v.r.get("measured")
+    )
+
+
+def _timeline(v: View):
+    if not _fits(v):
+        return _empty("One run: the scenario cannot serve")
+    return serving_charts.timeline_figure(v.r["timeline"], v.f["serving"]["max_num_seqs"])
+
+
+def _pareto(v: View):
+    if not _fits(v) or not v.r["pareto"]:
+        return _empty("Pareto front: no configuration fits")
+    s = v.s
+    return serving_charts.pareto_figure(
+        v.r["pareto"],
+        {"gpus": s.gpus, "weights_dtype": s.weights_dtype, "max_num_seqs": s.max_num_seqs},
+    )
+
+
+def _sweep_table(v: View) -> pd.DataFrame:
+    return pd.DataFrame(v.r["sweep"]) if _fits(v) else pd.DataFrame()
+
+
+def _pareto_table(v: View) -> pd.DataFrame:
+    if not _fits(v):
+        return pd.DataFrame()
+    rows = []
+    for p in sorted(v.r["pareto"], key=lambda p: -p["tokens_per_s_per_gpu"]):
+        variant = v.s.raw.model_copy(update={"gpus": p["gpus"], "max_num_seqs": p["max_num_seqs"]})
+        if p["weights_dtype"] != v.s.weights_dtype:
+            variant = variant.model_copy(
+                update={"weights_dtype": p["weights_dtype"], "weights_gb": None}
+            )
+        rows.append(
+            {
+                "front": "◆" if p["front"] else "",
+                "gpus": p["gpus"],
+                "weights_dtype": p["weights_dtype"],
+                "max_num_seqs": p["max_num_seqs"],
+                "tokens_per_s_per_gpu": round(p["tokens_per_s_per_gpu"], 1),
+                "tokens_per_s_per_user": round(p["tokens_per_s_per_user"], 2),
+                "mean_ttft_ms": round(p["mean_ttft_ms"], 1),
+                "link": codecs.to_url(variant, page="serving", base=""),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _saturated(v: View) -> str | None:
+    if not _fits(v) or not v.f["serving"]["saturated"]:
+        return None
+    f = v.f["serving"]
+    return (
+        f"Saturated: requests arrive faster than one replica completes them (it served "
+        f"{f['request_throughput']:.3g} req/s). The queue grows for as long as the run lasts, "
+        f"so TTFT and end-to-end percentiles here depend on the run's {v.s.num_requests:,} "
+        "requests, not on the server alone; lower the rate or add replicas."
+    )
+
+
+def _does_not_fit(v: View) -> str | None:
+    return None if _fits(v) else f"The scenario cannot serve: {v.r['reason']}."
+
+
+def _compute(s, trace=None) -> dict:
+    return serving_worker.compute(s)
+
+
+def _figures(r: dict) -> dict:
+    return r["figures"] if r.get("fits") else {"serving": {}, "capacity": {}}
+
+
+SERVING = Lens(
+    key="serving",
+    title="Serving",
+    slug="serving",
+    compute=_compute,
+    figures=_figures,
+    metrics={"headline": HEADLINE, "run": RUN},
+    charts=(
+        Chart("load", _load, page_baseline=False),
+        Chart("timeline", _timeline, page_baseline=False),
+        Chart("pareto", _pareto, page_baseline=False),
+    ),
+    tables=(
+        Table(
+            "sweep",
+            _sweep_table,
+            download="Rate sweep",
+            report="Latency and throughput against the request rate",
+        ),
+        Table(
+            "pareto",
+            _pareto_table,
+            columns={
+                "link": Column("link", link=True),
+                "tokens_per_s_per_gpu": Column("tok/s per GPU", "%.1f"),
+                "tokens_per_s_per_user": Column("tok/s per user", "%.2f"),
+                "mean_ttft_ms": Column("mean TTFT [ms]", "%.1f"),
+            },
+            download="Pareto",
+        ),
+    ),
+    breakdown=("serving", "capacity"),
+    downloads=("sweep", "pareto"),
+    rows=(
+        Row("Serving", "p99 TTFT under load", "serving.p99_ttft_ms", "ms"),
+        Row("Serving", "p99 TPOT under load", "serving.p99_tpot_ms", "ms"),
+        Row("Serving", "Output throughput", "serving.output_throughput", "tok/s", "higher"),
+        Row(
+            "Serving", "Max request rate within SLO", "capacity.max_request_rate", "req/s", "higher"
+        ),
+        Row("Serving", "Replicas needed", "capacity.replicas_needed", "replicas"),
+        Row("Serving", "GPUs needed", "capacity.gpus_needed", "GPUs"),
+    ),
+    texts={"saturated": _saturated, "does_not_fit": _does_not_fit},
+)

@@ -1,0 +1,209 @@
+"""Charts of the Serving lens (SPEC 4.6): latency and throughput against the request rate
+(the benchmark-report curve, with the SLO, the capacity and the knee marked), one run's
+timeline (batch, queue, KV-cache use) and the Pareto front of tok/s per GPU against tok/s per
+user. Plain functions from :func:`model.serving.serving_lens`'s result to figures."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ui.chart_common import (
+    BLUE,
+    GREEN,
+    ORANGE,
+    VERMILLION,
+    add_marks,
+    as_list,
+    base_layout,
+    figure,
+    right_axis,
+)
+
+
+def _finite(a) -> list:
+    return [None if v is None or v != v else float(v) for v in np.asarray(a, dtype=float)]
+
+
+def load_figure(sweep: dict, cap: dict, slo: dict, measured: list | None = None):
+    """p50/p99 TTFT and TPOT (left, log) and request throughput (right) against the offered
+    request rate; the SLOs as horizontal lines; the capacity within the SLO and the knee as
+    vertical marks; measured benchmark runs as diamonds."""
+    x = as_list(sweep["request_rate"])
+    data = []
+    for key, name, colour, symbol in (
+        ("median_ttft_ms", "TTFT p50", BLUE, "circle"),
+        ("p99_ttft_ms", "TTFT p99", BLUE, "circle-open"),
+        ("median_tpot_ms", "TPOT p50", ORANGE, "square"),
+        ("p99_tpot_ms", "TPOT p99", ORANGE, "square-open"),
+    ):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "x": x,
+                "y": _finite(sweep[key]),
+                "name": f"{name} [ms]",
+                "line": {"color": colour, "width": 2},
+                "marker": {"symbol": symbol, "size": 8, "line": {"width": 2, "color": colour}},
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "x": x,
+            "y": _finite(sweep["request_throughput"]),
+            "name": "served [req/s] (right)",
+            "yaxis": "y2",
+            "line": {"color": GREEN, "width": 2},
+            "marker": {"symbol": "triangle-up", "size": 8},
+        }
+    )
+    for value, name in ((slo["ttft_slo_ms"], "TTFT SLO"), (slo["tpot_slo_ms"], "TPOT SLO")):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": [x[0], x[-1]],
+                "y": [value, value],
+                "name": f"{name} {value:g} ms",
+                "line": {"color": VERMILLION, "width": 1, "dash": "dot"},
+            }
+        )
+    for m in measured or []:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [m["request_rate"]],
+                "y": [m["value"]],
+                "name": f"measured: {m['label']}",
+                "marker": {"symbol": "diamond", "size": 11, "color": VERMILLION},
+            }
+        )
+    layout = base_layout(
+        "Latency and throughput against the request rate (one replica)",
+        legend_rows=3,
+        xaxis={"title": {"text": "offered request rate [req/s]"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": "latency [ms]"}, "type": "log"},
+        yaxis2=right_axis("served request rate [req/s]"),
+    )
+    marks = []
+    if cap.get("max_request_rate"):
+        r = cap["max_request_rate"]
+        marks.append((r, f"within SLO: {r:.3g} req/s", {"color": VERMILLION, "width": 1.5}))
+    if cap.get("knee_request_rate"):
+        r = cap["knee_request_rate"]
+        marks.append((r, f"knee: {r:.3g} req/s", {"color": "#777777", "width": 1.5}))
+    return figure(data, add_marks(layout, marks, span=(x[0], x[-1])) if marks else layout)
+
+
+def timeline_figure(tl: dict, max_num_seqs: int):
+    """One run: running sequences and queued requests (left) and KV-cache use (right) over
+    time."""
+    t = as_list(tl["t_s"])
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": t,
+            "y": as_list(tl["batch"]),
+            "name": "sequences in the step",
+            "line": {"color": BLUE, "width": 1.5},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": t,
+            "y": as_list(tl["queue"]),
+            "name": "queued (arrived, not started)",
+            "line": {"color": ORANGE, "width": 1.5, "dash": "dot"},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": t,
+            "y": as_list(np.asarray(tl["kv_cache_usage"]) * 100),
+            "name": "KV cache in use [%] (right)",
+            "yaxis": "y2",
+            "line": {"color": GREEN, "width": 1.5},
+        },
+    ]
+    layout = base_layout(
+        f"One run: batch, queue and KV cache over time (max_num_seqs {max_num_seqs:,})",
+        legend_rows=2,
+        xaxis={"title": {"text": "time since the first request [s]"}},
+        yaxis={"title": {"text": "requests"}, "rangemode": "tozero"},
+        yaxis2={**right_axis("KV cache in use [%]"), "range": [0, 100]},
+    )
+    return figure(data, layout)
+
+
+def pareto_figure(points: list[dict], current: dict):
+    """Output tok/s per GPU against tok/s per user, one symbol per weights dtype, the front
+    joined; the scenario's own configuration ringed."""
+    symbols = {"bf16": "circle", "fp8": "square", "int4": "diamond"}
+    colours = {1: BLUE, 2: ORANGE, 4: GREEN, 8: VERMILLION}
+    data = []
+    front = sorted((p for p in points if p["front"]), key=lambda p: p["tokens_per_s_per_user"])
+    if front:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": [p["tokens_per_s_per_user"] for p in front],
+                "y": [p["tokens_per_s_per_gpu"] for p in front],
+                "name": "Pareto front",
+                "line": {"color": "#777777", "width": 1.5, "dash": "dash"},
+            }
+        )
+    for tp in sorted({p["gpus"] for p in points}):
+        for dtype in symbols:
+            pts = [p for p in points if p["gpus"] == tp and p["weights_dtype"] == dtype]
+            if not pts:
+                continue
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "markers+text",
+                    "x": [p["tokens_per_s_per_user"] for p in pts],
+                    "y": [p["tokens_per_s_per_gpu"] for p in pts],
+                    "text": [str(p["max_num_seqs"]) for p in pts],
+                    "textposition": "top center",
+                    "name": f"TP {tp} · {dtype}",
+                    "marker": {"symbol": symbols[dtype], "size": 10, "color": colours.get(tp)},
+                    "hovertemplate": "TP %{meta[0]} · %{meta[1]} · max_num_seqs %{text}<br>"
+                    "%{x:.1f} tok/s per user, %{y:.0f} tok/s per GPU<extra></extra>",
+                    "meta": [tp, dtype],
+                }
+            )
+    mine = [
+        p
+        for p in points
+        if p["gpus"] == current["gpus"]
+        and p["weights_dtype"] == current["weights_dtype"]
+        and p["max_num_seqs"] == current["max_num_seqs"]
+    ]
+    if mine:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [mine[0]["tokens_per_s_per_user"]],
+                "y": [mine[0]["tokens_per_s_per_gpu"]],
+                "name": "this scenario's configuration",
+                "marker": {
+                    "symbol": "circle-open",
+                    "size": 22,
+                    "color": "#777777",
+                    "line": {"width": 2},
+                },
+            }
+        )
+    layout = base_layout(
+        "Throughput per GPU against speed per user (labels: max_num_seqs)",
+        legend_rows=3,
+        xaxis={"title": {"text": "tok/s per user (1000 / mean TPOT)"}, "type": "log"},
+        yaxis={"title": {"text": "output tok/s per GPU"}, "rangemode": "tozero"},
+    )
+    return figure(data, layout)

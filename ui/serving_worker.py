@@ -1,0 +1,130 @@
+"""The Serving lens's computation, off the server's interpreter.
+
+A run, the capacity search and the Pareto sweep take about a second of pure Python and numpy
+for one scenario; run in a script thread, that second holds the interpreter every session
+shares (the GIL), so every other user's page would wait. Here it runs in a worker process
+(``python -m ui.serving_worker``, started on first use and kept): the session's thread writes
+the scenario to it and waits on the pipe without holding the interpreter, and results are
+cached per scenario (its link parameters are the key) for every session.
+
+The worker reads a scenario as JSON (the raw keys, validated there like any other input) and
+writes back the result pickled; only this process reads that pickle, from the child it
+started itself, never anything from outside. ``WHATIF_SERVING_INLINE=1`` computes in the
+calling thread (a platform without subprocesses); a worker that dies is restarted once, then
+the call computes inline, and says so in the server log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from model import codecs
+from model.scenario import Scenario
+
+log = logging.getLogger(__name__)
+CACHE_SIZE = 64
+ROOT = Path(__file__).resolve().parent.parent
+
+_lock = threading.Lock()  # the cache
+_pipe_lock = threading.Lock()  # one request at a time on the worker's pipe
+_proc: subprocess.Popen | None = None
+_cache: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def _work(raw: dict) -> dict:
+    from model.serving import serving_lens
+
+    return serving_lens(Scenario.model_validate(raw).effective())
+
+
+def _start() -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "ui.serving_worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=str(ROOT),
+        env=env,
+    )
+
+
+def _read(stream, n: int) -> bytes:
+    out = b""
+    while len(out) < n:
+        chunk = stream.read(n - len(out))
+        if not chunk:
+            raise EOFError("the serving worker closed its pipe")
+        out += chunk
+    return out
+
+
+def _ask(raw: dict) -> dict:
+    global _proc
+    with _pipe_lock:
+        for attempt in range(2):
+            if _proc is None or _proc.poll() is not None:
+                _proc = _start()
+            try:
+                body = json.dumps(raw).encode()
+                _proc.stdin.write(struct.pack("<Q", len(body)) + body)
+                _proc.stdin.flush()
+                (size,) = struct.unpack("<Q", _read(_proc.stdout, 8))
+                ok, value = pickle.loads(_read(_proc.stdout, size))  # noqa: S301 - our child
+            except (OSError, EOFError, struct.error):
+                log.exception("the serving worker failed (attempt %d)", attempt + 1)
+                _proc = None
+                continue
+            if ok:
+                return value
+            raise RuntimeError(value)
+    log.error("the serving worker is unavailable; computing in the session's thread")
+    return _work(raw)
+
+
+def compute(s: Scenario) -> dict:
+    """The Serving lens's result for ``s`` (:func:`model.serving.serving_lens`), cached."""
+    key = tuple(codecs.to_params(s))
+    with _lock:
+        if key in _cache:
+            _cache.move_to_end(key)
+            return _cache[key]
+    raw = s.raw.model_dump(mode="json")
+    result = _work(raw) if os.environ.get("WHATIF_SERVING_INLINE") == "1" else _ask(raw)
+    with _lock:
+        _cache[key] = result
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return result
+
+
+def _serve() -> None:
+    """The worker's loop: a length-prefixed JSON scenario in, a length-prefixed result out."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        head = stdin.read(8)
+        if len(head) < 8:
+            return
+        (size,) = struct.unpack("<Q", head)
+        try:
+            out = (True, _work(json.loads(_read(stdin, size))))
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, which raises it
+            out = (False, f"{type(exc).__name__}: {exc}")
+        body = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        stdout.write(struct.pack("<Q", len(body)) + body)
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    _serve()
