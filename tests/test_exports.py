@@ -221,7 +221,7 @@ def test_compact_baseline_keeps_one_legend_entry():
 
 #: the charts each lens contributes to the report (roofline 3, launch 5, cold start 5, scale to
 #: zero 4)
-REPORT_CHARTS = 17
+REPORT_CHARTS = 20  # + the Serving lens's three
 FAKE_JS = "/* plotly.js stand-in */ window.Plotly = {newPlot: function () {}};"
 
 
@@ -243,7 +243,7 @@ def test_report_has_the_link_the_yaml_the_date_and_every_chart(hostile_report):
     assert text.count("Plotly.newPlot(") == REPORT_CHARTS
     assert text.count(FAKE_JS) == 1  # plotly.js once
     assert "<script src" not in text and "<link" not in text  # nothing to fetch
-    for heading in ("Roofline", "Launch overhead", "Cold start", "Scale to zero"):
+    for heading in ("Roofline", "Launch overhead", "Cold start", "Scale to zero", "Serving"):
         assert f">{heading}</h2>" in text
     assert "Assumptions and sources" in text and "vLLM" in text
     assert "Headline figures" in text and "Time to first token" in text

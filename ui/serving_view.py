@@ -89,7 +89,7 @@ def controls(s: Scenario) -> None:
         args=("tpot_slo_ms",),
         help="Time-per-output-token objective.",
     )
-    with st.expander("Burstiness, seed, attainment and engine limits"):
+    with st.expander("Burstiness, random state, attainment and engine limits"):
         d = st.columns(5)
         d[0].number_input(
             "Burstiness",
@@ -104,14 +104,14 @@ def controls(s: Scenario) -> None:
             "above 1 more even (vllm bench serve --burstiness).",
         )
         d[1].number_input(
-            "Seed",
+            "Random state",
             min_value=0,
             max_value=2**31 - 1,
             step=1,
             key=state.sync_widget("w_seed", s.seed),
             on_change=state.on_field,
             args=("seed",),
-            help="Seed of the arrivals and lengths: the same seed, the same run.",
+            help="Picks the random draws of arrivals and lengths: the same value, the same run.",
         )
         d[2].number_input(
             "SLO attainment",

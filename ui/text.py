@@ -101,6 +101,17 @@ SOURCE_TITLES = {
 #: a scenario key as the pages name it (the widget's label, in words): the sidebar's
 #: "Modified from …" line and the lists of settings that override the engine's
 KEY_NAMES = {
+    "max_num_seqs": "sequences per step",
+    "frontend_ms": "front-end time",
+    "request_rate": "request rate",
+    "max_concurrency": "max concurrency",
+    "burstiness": "burstiness",
+    "num_requests": "requests per run",
+    "lengths": "request lengths",
+    "seed": "random state",
+    "ttft_slo_ms": "TTFT objective",
+    "tpot_slo_ms": "TPOT objective",
+    "slo_attainment": "SLO attainment",
     "hardware": "hardware",
     "model": "model",
     "engine": "engine",

@@ -1,0 +1,65 @@
+"""Speed of the Serving lens (issue 19): one run of 1,000 and of 100,000 requests on the
+default scenario, the capacity search with its sweep, and the Pareto sweep; and how long
+another thread of the server waits while the worker process computes the whole lens.
+
+    .venv/bin/python -m benchmarks.serving_speed
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from model import serving
+from model.overrides import resolve
+
+
+def timed(fn, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main() -> None:
+    s = resolve([("request_rate", "10")])[0].effective()
+    big = s.model_copy(update={"num_requests": 100_000})
+    print(f"run, 1,000 requests at 10 req/s: {timed(lambda: serving.run(s)):.3f} s")
+    print(f"run, 100,000 requests at 10 req/s: {timed(lambda: serving.run(big), 1):.2f} s")
+    flood = s.model_copy(update={"num_requests": 100_000, "request_rate": "inf"})
+    print(f"run, 100,000 requests all at once: {timed(lambda: serving.run(flood), 1):.2f} s")
+    print(f"capacity search + sweep: {timed(lambda: serving.capacity(s)):.2f} s")
+    print(f"Pareto sweep: {timed(lambda: serving.pareto(s)):.2f} s")
+
+    from ui import serving_worker
+
+    serving_worker.compute(resolve([("seed", "99")])[0].effective())  # start the worker
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def other_session():
+        while not stop.is_set():
+            t = time.perf_counter()
+            sum(range(20000))  # a little pure-Python work, as a script run does
+            ticks.append(time.perf_counter() - t)
+
+    th = threading.Thread(target=other_session)
+    th.start()
+    t = time.perf_counter()
+    serving_worker.compute(s.model_copy(update={"seed": 5}))
+    busy = time.perf_counter() - t
+    stop.set()
+    th.join()
+    print(
+        f"whole lens in the worker: {busy:.2f} s; meanwhile another thread's 20k-sum took at "
+        f"most {max(ticks) * 1000:.1f} ms (median {sorted(ticks)[len(ticks) // 2] * 1000:.2f} ms)"
+    )
+    t = time.perf_counter()
+    serving.serving_lens(s.model_copy(update={"seed": 6}))
+    print(f"whole lens in this thread, for comparison: {time.perf_counter() - t:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
