@@ -127,7 +127,6 @@ class StepModel:
         t = np.arange(self.size, dtype=float)
         self._dec = self._decode_parts(t)
         self._mix = self._mixed_parts(t)
-        self._peak, self._bw = peak, bw
         self._dec_rows: dict[int, dict] = {}
 
     # decode-only steps: the terms of model.decode.sweep for every batch n
@@ -181,6 +180,13 @@ class StepModel:
             "launch_s": t_launch,
         }
 
+    def _dec_row(self, n: int) -> dict:
+        """The decode terms of batch ``n``, looked up once per batch."""
+        p = self._dec_rows.get(n)
+        if p is None:
+            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        return p
+
     def _row(self, parts_fn, table: dict, n: int) -> dict:
         if n < self.size:
             return {k: v[n] for k, v in table.items()}
@@ -189,9 +195,7 @@ class StepModel:
     def decode(self, n: int, ctx) -> np.ndarray:
         """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over
         steps) [s]."""
-        p = self._dec_rows.get(n)
-        if p is None:
-            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        p = self._dec_row(n)
         ctx = np.asarray(ctx, dtype=float)
         t_mem = p["w_s"] + ctx * self.kv_s_per_tok
         t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
@@ -204,9 +208,7 @@ class StepModel:
         within them (each step is then evaluated by :meth:`decode`). Exact: each term is affine
         in the context, and one term of a max stays the larger over an interval when it is at
         both ends."""
-        p = self._dec_rows.get(n)
-        if p is None:
-            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        p = self._dec_row(n)
         last = ctx0 + slope * (k - 1)
         att = p["attn_scale"] * self.dec_attn_s
         m0, m1 = p["w_s"] + ctx0 * self.kv_s_per_tok, p["w_s"] + last * self.kv_s_per_tok
@@ -262,7 +264,11 @@ class Workload:
     prompt_tokens: np.ndarray
     output_tokens: np.ndarray
     max_concurrency: int | None = None
-    open_loop: bool = True  # arrivals do not wait on the server (no concurrency limit)
+
+    @property
+    def open_loop(self) -> bool:
+        """Arrivals do not wait on the server (no concurrency limit)."""
+        return self.max_concurrency is None
 
 
 def arrivals(n: int, rate, burstiness: float = 1.0, seed: int = 0) -> np.ndarray:
@@ -293,9 +299,7 @@ def workload(s: Scenario, rate=None, num_requests=None, max_concurrency="scenari
     rate = s.request_rate if rate is None else rate
     conc = s.max_concurrency if max_concurrency == "scenario" else max_concurrency
     prompt, output = draw(s, n)
-    return Workload(
-        arrivals(n, rate, s.burstiness, s.seed), prompt, output, conc, open_loop=conc is None
-    )
+    return Workload(arrivals(n, rate, s.burstiness, s.seed), prompt, output, conc)
 
 
 # ------------------------------------------------------------------------------- the server
@@ -550,15 +554,11 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             prefilling.append(r)
             sched.append((r, r.computed, c))
             left -= c
-        if not sched and not n:
-            if not prefilling and waiting and n_entered >= st["sent"] and used == 0:
-                raise ValueError("a request's prompt does not fit the KV cache")
+        if not sched and not n:  # nothing fits now: wait for the next arrival
             if n_entered < st["sent"]:
                 t = max(t, send[n_entered] + front)
                 continue
-            if not prefilling and waiting and used == 0:
-                raise ValueError("a request's prompt does not fit the KV cache")
-            continue
+            raise ValueError("a request does not fit the KV cache")  # check_fits rules it out
         p_tok = sum(c for _, _, c in sched)
         ctx_dec = ctx_sum + n
         if p_tok:
@@ -702,6 +702,20 @@ def _weighted_percentiles(values: np.ndarray, weights: np.ndarray, qs) -> np.nda
     return np.array(out)
 
 
+def _stats(values: np.ndarray, weights: np.ndarray | None = None) -> tuple:
+    """Mean, median, p90 and p99 of the finite ``values`` (each counted ``weights`` times),
+    or four Nones when there are none."""
+    if weights is None:
+        v = values[np.isfinite(values)]
+        if not len(v):
+            return (None,) * 4
+        return (float(v.mean()), *map(float, np.percentile(v, (50, 90, 99))))
+    if weights.sum() <= 0:
+        return (None,) * 4
+    mean = float((values * weights).sum() / weights.sum())
+    return (mean, *map(float, _weighted_percentiles(values, weights, (50, 90, 99))))
+
+
 def figures(sim: dict, s: Scenario) -> dict:
     """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
 
@@ -732,7 +746,6 @@ def figures(sim: dict, s: Scenario) -> dict:
     if len(extra):
         itl_v = np.concatenate([itl_v, extra])
         itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
-    qs = (50, 90, 99)
     out: dict = {
         "completed": int(n),
         "duration": duration,
@@ -742,27 +755,15 @@ def figures(sim: dict, s: Scenario) -> dict:
         "output_throughput": float(out_tok.sum()) / duration,
         "total_token_throughput": float(out_tok.sum() + in_tok.sum()) / duration,
     }
-    for name, values in (("ttft", ttft), ("tpot", tpot), ("e2el", e2el)):
-        v = values[np.isfinite(values)]
-        if len(v):
-            p = np.percentile(v, qs)
-            out[f"mean_{name}_ms"] = float(v.mean())
-            out[f"median_{name}_ms"] = float(p[0])
-            out[f"p90_{name}_ms"] = float(p[1])
-            out[f"p99_{name}_ms"] = float(p[2])
-        else:
-            for k in ("mean", "median", "p90", "p99"):
-                out[f"{k}_{name}_ms"] = None
-        if name == "ttft":  # vLLM's order: ttft, tpot, itl, e2el
-            continue
-        if name == "tpot":
-            if itl_w.sum() > 0:
-                p = _weighted_percentiles(itl_v, itl_w, qs)
-                out["mean_itl_ms"] = float((itl_v * itl_w).sum() / itl_w.sum())
-                out["median_itl_ms"], out["p90_itl_ms"], out["p99_itl_ms"] = map(float, p)
-            else:
-                for k in ("mean", "median", "p90", "p99"):
-                    out[f"{k}_itl_ms"] = None
+    for name, values, weights in (  # vLLM's order
+        ("ttft", ttft, None),
+        ("tpot", tpot, None),
+        ("itl", itl_v, itl_w),
+        ("e2el", e2el, None),
+    ):
+        stats = _stats(values, weights)
+        for k, value in zip(("mean", "median", "p90", "p99"), stats, strict=True):
+            out[f"{k}_{name}_ms"] = value
     good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
     out["goodput"] = float(good.sum()) / duration
     out["slo_met_share"] = float(good.mean()) if n else 0.0
@@ -905,7 +906,7 @@ class _Runner:
 
     def at(self, rate, max_concurrency=None) -> dict:
         arr = np.zeros(self.n) if rate == "inf" else self.unit / float(rate)
-        wl = Workload(arr, self.prompt, self.output, max_concurrency, max_concurrency is None)
+        wl = Workload(arr, self.prompt, self.output, max_concurrency)
         return figures(simulate(self.s, wl, self.sm), self.s)
 
 
@@ -1011,13 +1012,8 @@ def pareto(s: Scenario) -> list[dict]:
     for tp in PARETO_TP:
         for dtype in PARETO_DTYPES:
             for seqs in PARETO_SEQS:
-                update = {"gpus": tp, "max_num_seqs": seqs}
                 try:
-                    v = (
-                        s.with_dtype(dtype, **update)
-                        if dtype != s.weights_dtype
-                        else (s.model_copy(update=update))
-                    )
+                    v = s.with_dtype(dtype, gpus=tp, max_num_seqs=seqs)
                     n = int(min(max(3 * seqs, 48), 600))
                     runner = _Runner(v, n)
                 except (DoesNotFit, ValueError):
@@ -1065,7 +1061,7 @@ def trace_workload(s: Scenario, trace) -> Workload:
     out = trace.output_tokens[:n] if trace.output_tokens is not None else None
     prompt = np.full(n, s.prompt_tokens) if inp is None else np.maximum(inp, 1)
     output = np.full(n, s.output_tokens) if out is None else np.maximum(out, 1)
-    return Workload(arr, prompt.astype(np.int64), output.astype(np.int64), None, True)
+    return Workload(arr, prompt.astype(np.int64), output.astype(np.int64))
 
 
 def sections(s: Scenario, trace=None) -> dict:

@@ -27,7 +27,6 @@ def wl_fixed(n, rate, prompt, output, seed=0, conc=None):
         np.full(n, prompt, dtype=np.int64),
         np.full(n, output, dtype=np.int64),
         conc,
-        conc is None,
     )
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 from model.errors import ScenarioError
 from model.scenario import MAX_RATE_SCALE, MIN_RATE_SCALE, Scenario
 from ui import state
+from ui.state import field_widget
 from ui.text import GLOSSARY, md_escape
 
 TRACE = "_whatif_trace"
@@ -102,92 +103,92 @@ def controls(s: Scenario) -> None:
         "prompt and output tokens to its means (editable in the sidebar). An uploaded trace "
         "replaces it.",
     )
-    c[1].number_input(
+    field_widget(
+        c[1].number_input,
         "Rate scale",
+        "rate_scale",
+        s.rate_scale,
         min_value=MIN_RATE_SCALE,
         max_value=MAX_RATE_SCALE,
         step=0.1,
         format="%g",
-        key=state.sync_widget("w_rate_scale", s.rate_scale),
-        on_change=state.on_field,
-        args=("rate_scale",),
         help="Multiplies the arrival rate; on a trace it compresses (> 1) or stretches (< 1) "
         "its time axis, keeping its shape.",
     )
-    c[2].number_input(
+    field_widget(
+        c[2].number_input,
         "Idle timeout [s]",
+        "idle_timeout_s",
+        s.idle_timeout_s,
         min_value=1.0,
         max_value=86400.0,
         step=30.0,
-        key=state.sync_widget("w_idle_timeout_s", s.idle_timeout_s),
-        on_change=state.on_field,
-        args=("idle_timeout_s",),
         help="A replica stops (or sleeps) after this long without requests (1 s to a day).",
     )
-    c[3].number_input(
+    field_widget(
+        c[3].number_input,
         "Start-up SLA [s]",
+        "sla_s",
+        s.sla_s,
         min_value=0.0,
         max_value=86400.0,
         step=1.0,
-        key=state.sync_widget("w_sla_s", s.sla_s),
-        on_change=state.on_field,
-        args=("sla_s",),
         help=GLOSSARY["SLA"],
     )
-    c[4].number_input(
+    field_widget(
+        c[4].number_input,
         "Penalty per miss [USD]",
+        "sla_penalty_usd",
+        s.sla_penalty_usd,
         min_value=0.0,
         max_value=1e6,
         step=0.01,
         format="%g",
-        key=state.sync_widget("w_sla_penalty_usd", s.sla_penalty_usd),
-        on_change=state.on_field,
-        args=("sla_penalty_usd",),
         help="What one request that waits longer than the SLA costs.",
     )
     with st.expander("Warm floor, pre-warm hours, sleep mode and price"):
         d = st.columns(4)
-        d[0].number_input(
+        field_widget(
+            d[0].number_input,
             "Warm replicas",
+            "warm_replicas",
+            s.warm_replicas,
             min_value=1,
             max_value=1000,
             step=1,
             value=None,
             placeholder="auto (what the peak needs)",
-            key=state.sync_widget("w_warm_replicas", s.warm_replicas),
-            on_change=state.on_field,
-            args=("warm_replicas",),
             help="Replicas kept warm at all times (the warm floor); empty = what the peak hour needs.",
         )
-        d[1].text_input(
+        field_widget(
+            d[1].text_input,
             "Pre-warm hours",
-            key=state.sync_widget("w_prewarm_hours", s.prewarm_hours),
-            on_change=state.on_field,
-            args=("prewarm_hours",),
+            "prewarm_hours",
+            s.prewarm_hours,
             help="Hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, 22-6 across "
             "midnight, or none.",
         )
-        d[2].number_input(
+        field_widget(
+            d[2].number_input,
             "Shared while asleep",
+            "shared_while_asleep",
+            s.shared_while_asleep,
             min_value=0.0,
             max_value=1.0,
             step=0.1,
-            key=state.sync_widget("w_shared_while_asleep", s.shared_while_asleep),
-            on_change=state.on_field,
-            args=("shared_while_asleep",),
             help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
             "full).",
         )
-        d[3].number_input(
+        field_widget(
+            d[3].number_input,
             "Price [USD/GPU-hour]",
+            "gpu_hour_usd",
+            s.raw.gpu_hour_usd,
             min_value=0.0,
             max_value=1000.0,
             step=0.1,
             value=None,
             placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",
-            key=state.sync_widget("w_gpu_hour_usd", s.raw.gpu_hour_usd),
-            on_change=state.on_field,
-            args=("gpu_hour_usd",),
             help="Price of one GPU-hour; empty = the hardware preset's indicative price.",
         )
     state.adopt_browser_values()

@@ -1,7 +1,7 @@
 """The Serving page's own controls: the clients (rate, concurrency, requests, lengths,
-burstiness, seed), the objectives and the engine's limits. Each is a scenario key, so it joins
-the share link; a value outside its bounds is refused with a warning naming the key (the
-scenario keeps its value)."""
+burstiness, random state), the objectives and the engine's limits. Each is a scenario key, so
+it joins the share link; a value outside its bounds is refused with a warning naming the key
+(the scenario keeps its value)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import streamlit as st
 
 from model.lengths import length_sets
 from model.scenario import MAX_NUM_REQUESTS, Scenario
-from ui import state
+from ui.state import field_widget
 
 
 def _rate_text(s: Scenario) -> str:
@@ -18,136 +18,137 @@ def _rate_text(s: Scenario) -> str:
 
 def controls(s: Scenario) -> None:
     sets = length_sets()
+    eff = s.effective()
     c = st.columns([2, 2, 2, 3, 2, 2])
-    c[0].text_input(
+    field_widget(
+        c[0].text_input,
         "Request rate [req/s]",
-        key=state.sync_widget("w_request_rate", _rate_text(s)),
-        on_change=state.on_field,
-        args=("request_rate",),
+        "request_rate",
+        _rate_text(s),
         help="Requests per second the clients send (gamma arrivals, Poisson at burstiness 1), "
         "above 0 and at most 1,000,000, or inf to send them all at once.",
     )
-    c[1].number_input(
+    field_widget(
+        c[1].number_input,
         "Max concurrency",
+        "max_concurrency",
+        s.max_concurrency,
         min_value=1,
         max_value=100_000,
         value=None,
         step=1,
         placeholder="none",
-        key=state.sync_widget("w_max_concurrency", s.max_concurrency),
-        on_change=state.on_field,
-        args=("max_concurrency",),
         help="Requests in flight at most (vllm bench serve --max-concurrency); a request "
         "waits on the client until one finishes, and that wait is not in its TTFT. Empty: no "
         "limit.",
     )
-    c[2].number_input(
+    field_widget(
+        c[2].number_input,
         "Requests",
+        "num_requests",
+        s.num_requests,
         min_value=1,
         max_value=MAX_NUM_REQUESTS,
         step=100,
-        key=state.sync_widget("w_num_requests", s.num_requests),
-        on_change=state.on_field,
-        args=("num_requests",),
         help="Requests in the run (1 to 1,000,000); the capacity search and the sweep use at "
         "most 1,000.",
     )
-    c[3].selectbox(
+    field_widget(
+        c[3].selectbox,
         "Lengths",
-        ["fixed", *sets],
-        key=state.sync_widget("w_lengths", s.lengths),
+        "lengths",
+        s.lengths,
+        options=["fixed", *sets],
         format_func=lambda k: (
             f"fixed: {s.prompt_tokens:,} in, {s.output_tokens:,} out"
             if k == "fixed"
             else sets[k].name
         ),
-        on_change=state.on_field,
-        args=("lengths",),
         help="Every request the sidebar's prompt and output tokens, or lengths drawn from a "
         "real trace's distribution (presets/lengths.yaml names its source).",
     )
-    c[4].number_input(
+    field_widget(
+        c[4].number_input,
         "TTFT SLO [ms]",
+        "ttft_slo_ms",
+        s.ttft_slo_ms,
         min_value=0.001,
         max_value=1e7,
         step=50.0,
         format="%g",
-        key=state.sync_widget("w_ttft_slo_ms", s.ttft_slo_ms),
-        on_change=state.on_field,
-        args=("ttft_slo_ms",),
         help="Time-to-first-token objective. The default, 450 ms with TPOT 40 ms at p99, is "
         "MLPerf Inference v5.0's interactive Llama 2 70B scenario.",
     )
-    c[5].number_input(
+    field_widget(
+        c[5].number_input,
         "TPOT SLO [ms]",
+        "tpot_slo_ms",
+        s.tpot_slo_ms,
         min_value=0.001,
         max_value=1e6,
         step=5.0,
         format="%g",
-        key=state.sync_widget("w_tpot_slo_ms", s.tpot_slo_ms),
-        on_change=state.on_field,
-        args=("tpot_slo_ms",),
         help="Time-per-output-token objective.",
     )
     with st.expander("Burstiness, random state, attainment and engine limits"):
         d = st.columns(5)
-        d[0].number_input(
+        field_widget(
+            d[0].number_input,
             "Burstiness",
+            "burstiness",
+            s.burstiness,
             min_value=0.001,
             max_value=1000.0,
             step=0.1,
             format="%g",
-            key=state.sync_widget("w_burstiness", s.burstiness),
-            on_change=state.on_field,
-            args=("burstiness",),
             help="Shape of the gamma inter-arrival times: 1 is Poisson, below 1 burstier, "
             "above 1 more even (vllm bench serve --burstiness).",
         )
-        d[1].number_input(
+        field_widget(
+            d[1].number_input,
             "Random state",
+            "seed",
+            s.seed,
             min_value=0,
             max_value=2**31 - 1,
             step=1,
-            key=state.sync_widget("w_seed", s.seed),
-            on_change=state.on_field,
-            args=("seed",),
             help="Picks the random draws of arrivals and lengths: the same value, the same run.",
         )
-        d[2].number_input(
+        field_widget(
+            d[2].number_input,
             "SLO attainment",
+            "slo_attainment",
+            s.slo_attainment,
             min_value=0.01,
             max_value=1.0,
             step=0.01,
             format="%g",
-            key=state.sync_widget("w_slo_attainment", s.slo_attainment),
-            on_change=state.on_field,
-            args=("slo_attainment",),
             help="Share of requests that must meet both objectives (0.99: the p99).",
         )
-        d[3].number_input(
+        field_widget(
+            d[3].number_input,
             "max_num_seqs",
+            "max_num_seqs",
+            s.raw.max_num_seqs,
             min_value=1,
             max_value=100_000,
             value=None,
             step=1,
-            placeholder=f"auto ({s.effective().max_num_seqs:,})",
-            key=state.sync_widget("w_max_num_seqs", s.raw.max_num_seqs),
-            on_change=state.on_field,
-            args=("max_num_seqs",),
+            placeholder=f"auto ({eff.max_num_seqs:,})",
             help="Sequences one engine step may run (vLLM --max-num-seqs); empty: the "
             "engine's default for this GPU.",
         )
-        d[4].number_input(
+        field_widget(
+            d[4].number_input,
             "Front-end [ms]",
+            "frontend_ms",
+            s.raw.frontend_ms,
             min_value=0.0,
             max_value=100000.0,
             value=None,
             step=1.0,
             format="%g",
-            placeholder=f"auto ({s.effective().frontend_ms:g})",
-            key=state.sync_widget("w_frontend_ms", s.raw.frontend_ms),
-            on_change=state.on_field,
-            args=("frontend_ms",),
+            placeholder=f"auto ({eff.frontend_ms:g})",
             help="Per-request time before the first schedule (HTTP, chat template, "
             "tokenisation), in every TTFT; empty: the engine profile's.",
         )

@@ -229,6 +229,15 @@ def on_field(field: str) -> None:
     apply_change([(field, codecs._text(value))])  # noqa: SLF001 - the URL's one text form
 
 
+def field_widget(widget, label: str, field: str, shown: Any, /, **kwargs):
+    """``widget`` (``st.number_input``, a column's ``selectbox``…) bound to the scenario key
+    ``field``: it shows ``shown`` (:func:`sync_widget` on ``w_<field>``) and its changes join
+    the link (:func:`on_field`); ``kwargs`` go to the widget (``value=None`` included)."""
+    return widget(
+        label, key=sync_widget(f"w_{field}", shown), on_change=on_field, args=(field,), **kwargs
+    )
+
+
 def sync_widget(key: str, value: Any) -> str:
     """Make the widget ``key`` show the scenario's ``value`` (call before creating it).
 

@@ -192,11 +192,9 @@ def _pareto_table(v: View) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     for p in sorted(v.r["pareto"], key=lambda p: -p["tokens_per_s_per_gpu"]):
-        variant = v.s.raw.model_copy(update={"gpus": p["gpus"], "max_num_seqs": p["max_num_seqs"]})
-        if p["weights_dtype"] != v.s.weights_dtype:
-            variant = variant.model_copy(
-                update={"weights_dtype": p["weights_dtype"], "weights_gb": None}
-            )
+        variant = v.s.raw.with_dtype(
+            p["weights_dtype"], gpus=p["gpus"], max_num_seqs=p["max_num_seqs"]
+        )
         rows.append(
             {
                 "front": "◆" if p["front"] else "",
