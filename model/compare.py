@@ -66,7 +66,7 @@ def change(value, first) -> float | None:
     return (value - first) / abs(first) if ok and first else None
 
 
-def compare(scenarios: list[Scenario], rows: tuple[Row, ...], extra=None) -> list[dict]:
+def compare(scenarios: list[Scenario], rows: tuple[Row, ...], summarise=summary) -> list[dict]:
     """One dict per row of ``rows`` (each lens declares its own; :data:`ui.lenses.ROWS` is
     them all, in the lenses' order): ``section``, ``label``, ``unit``, ``better``,
     ``values`` (one per scenario, in order), ``changes`` (each value's relative change against
@@ -74,9 +74,9 @@ def compare(scenarios: list[Scenario], rows: tuple[Row, ...], extra=None) -> lis
     differs from the first)."""
     if not 1 <= len(scenarios) <= MAX_SCENARIOS:
         raise ValueError(f"compare takes 1 to {MAX_SCENARIOS} scenarios, got {len(scenarios)}")
-    # ``extra(s)``: figures of lenses that summary() leaves out (the Serving lens's, computed
-    # where they cannot stall other sessions)
-    figures = [with_best({**summary(s), **(extra(s) if extra else {})}) for s in scenarios]
+    # ``summarise(s)``: every figure of a scenario (the app's adds the Serving lens's, computed
+    # where it cannot stall other sessions)
+    figures = [with_best(summarise(s)) for s in scenarios]
     out = []
     for row in rows:
         values = [lookup(f, row.path) for f in figures]

@@ -8,10 +8,11 @@ the (optimised) cold start fits the tolerance. Nothing here is a second copy of 
 - the cold start ``C`` is :func:`model.cold_start.cold_start`'s ``total_s`` for the scenario
   (its optimised column for ``scale_to_zero_optimised``), the wake time of sleep mode is its
   ``wake_level1_s`` / ``wake_level2_s``;
-- a request keeps its replica busy for its prefill plus its decode
-  (:func:`model.request.request_figures`: TTFT + output tokens × TPOT at the scenario's batch);
-- the capacity of one replica is ``requests_per_s`` of the same function, and the replicas the
-  peak hour needs are ``ceil(peak rate / capacity)``.
+- a request keeps its replica busy for its TTFT plus output tokens × TPOT at light load, and
+  the capacity of one replica is the largest rate it holds within the SLO, both from the
+  Serving lens (:func:`model.serving.replica`: ``capacity.max_request_rate``); the replicas
+  the peak hour needs are ``ceil(peak rate / capacity)``. A scenario that cannot serve falls
+  back to one request's figures (:func:`model.request.request_figures`).
 
 Two methods, one answer:
 
@@ -79,25 +80,37 @@ class Service:
     tpot_s: float
     gpus: int
     price_per_gpu_hour: float
+    capacity_basis: str = "slo"  # slo | saturation | request (model.serving.replica)
 
 
 def service_of(s: Scenario) -> Service:
     """The cold starts, wake time, capacity and request timing of one replica (other lenses)."""
+    from model.serving import replica  # the simulator: only where a replica is sized
+
     s = s.effective()
     cs = cold_start(s)
     best = cold_start(optimised(s))
-    req = request_figures(s)
     level = s.sleep_level or 1
+    rep = replica(s)
+    if rep is None:  # the scenario cannot serve: one request's figures, as the page says
+        req = request_figures(s)
+        rep = {
+            "capacity_per_s": float(req["requests_per_s"]),
+            "basis": "request",
+            "ttft_s": req["ttft_ms"] / 1000.0,
+            "tpot_s": req["tpot_ms"] / 1000.0,
+        }
     return Service(
         cold_s=float(cs["total_s"]),
         cold_optimised_s=float(best["total_s"]),
         wake_s=float(cs[f"wake_level{level}_s"]),
         sleep_level=level,
-        capacity_per_s=float(req["requests_per_s"]),
-        ttft_s=req["ttft_ms"] / 1000.0,
-        tpot_s=req["tpot_ms"] / 1000.0,
+        capacity_per_s=float(rep["capacity_per_s"]),
+        ttft_s=rep["ttft_s"],
+        tpot_s=rep["tpot_s"],
         gpus=s.gpus,
         price_per_gpu_hour=float(s.price_per_gpu_hour_usd),
+        capacity_basis=rep["basis"],
     )
 
 
@@ -471,6 +484,7 @@ def economics(s: Scenario, trace=None) -> dict:
     out["cold_start_optimised_s"] = svc.cold_optimised_s
     out["wake_s"] = svc.wake_s
     out["replica_capacity_requests_per_s"] = svc.capacity_per_s
+    out["replica_capacity_basis"] = svc.capacity_basis
     if trace is not None:
         a = np.asarray(trace.arrival_s, float) / s.rate_scale
         horizon = _horizon(a)

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -914,6 +914,121 @@ def _meets(f: dict, s: Scenario) -> bool:
     return f["slo_met_share"] >= s.slo_attainment and not f["saturated"]
 
 
+_MAX_RATE: OrderedDict[str, dict] = OrderedDict()
+_MAX_RATE_SIZE = 256
+
+
+#: keys the capacity search does not read (the sidebar's decode batch and context, the traffic,
+#: the start-up and the prices): a change to one of them finds the search already done
+_NOT_READ = frozenset(
+    {
+        "batch",
+        "context_tokens",
+        "request_rate",
+        "max_concurrency",
+        "traffic",
+        "rate_scale",
+        "idle_timeout_s",
+        "warm_replicas",
+        "prewarm_hours",
+        "sla_s",
+        "sla_penalty_usd",
+        "shared_while_asleep",
+        "gpu_hour_usd",
+        "loader",
+        "storage",
+        "concurrency",
+        "storage_gb_s",
+        "stream_gb_s",
+        "compile_s",
+        "compile_cached_s",
+        "process_init_s",
+        "cuda_context_s",
+        "allocator_s",
+        "compile_cache",
+        "sleep_level",
+        "capture_s_per_graph",
+        "scenario",
+    }
+)
+
+
+def _search_key(s: Scenario) -> str:
+    return s.effective().raw.model_dump_json(exclude=set(_NOT_READ))
+
+
+def max_rate(s: Scenario) -> dict:
+    """The capacity search of :func:`capacity`, memoised per scenario (the Serving lens, the
+    Scale to zero lens and ``whatif eval`` all ask for it): ``max_request_rate``,
+    ``saturation_request_rate``, ``requests`` per run and the ``light_load`` run's figures
+    (at 1 % of the saturation throughput)."""
+    s = s.effective()
+    key = _search_key(s)
+    hit = _MAX_RATE.get(key)
+    if hit is not None:
+        _MAX_RATE.move_to_end(key)
+        return hit
+    n = int(min(s.num_requests, CAPACITY_REQUESTS))
+    runner = _Runner(s, n)
+    hi = float(runner.at("inf")["request_throughput"])
+    lo = 0.01 * hi
+    f_lo = runner.at(lo)
+    if not _meets(f_lo, s):
+        best = 0.0
+    elif _meets(runner.at(hi), s):
+        best = hi
+    else:
+        a, b = lo, hi
+        for _ in range(9):  # 2⁻⁹ of the saturation throughput
+            mid = 0.5 * (a + b)
+            if _meets(runner.at(mid), s):
+                a = mid
+            else:
+                b = mid
+        best = a
+    out = {
+        "max_request_rate": best,
+        "saturation_request_rate": hi,
+        "requests": n,
+        "light_load": f_lo,
+    }
+    remember_max_rate(s, out)
+    return out
+
+
+def known_max_rate(s: Scenario) -> bool:
+    """Whether :func:`max_rate` has the search for ``s`` at hand."""
+    return _search_key(s) in _MAX_RATE
+
+
+def remember_max_rate(s: Scenario, value: dict) -> None:
+    """Keep a capacity search computed elsewhere (the app's worker process) for ``s``."""
+    _MAX_RATE[_search_key(s)] = value
+    while len(_MAX_RATE) > _MAX_RATE_SIZE:
+        _MAX_RATE.popitem(last=False)
+
+
+def replica(s: Scenario) -> dict | None:
+    """What the Scale to zero lens takes from this one (SPEC 4.6, "Economics uses it"): a
+    replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
+    the SLO, the saturation throughput, ``basis`` saying which) and a request's TTFT and TPOT
+    at light load [s]; None when the scenario cannot serve."""
+    try:
+        search = max_rate(s)
+    except DoesNotFit:
+        return None
+    light = search["light_load"]
+    within = search["max_request_rate"] > 0
+    return {
+        "capacity_per_s": search["max_request_rate"]
+        if within
+        else search["saturation_request_rate"],
+        "basis": "slo" if within else "saturation",
+        "ttft_s": light["mean_ttft_ms"] / 1000.0,
+        "tpot_s": (light["mean_tpot_ms"] or 0.0) / 1000.0,
+    }
+
+
 def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     """The ``capacity`` section (SPEC 4.6): the largest arrival rate one replica holds within
     the SLO, the replicas and GPUs the scenario's rate (or ``peak_rate``) needs, and the sweep
@@ -934,25 +1049,9 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
        percentile).
     """
     s = s.effective()
-    n = int(min(s.num_requests, CAPACITY_REQUESTS))
+    search = max_rate(s)
+    best, hi, n = search["max_request_rate"], search["saturation_request_rate"], search["requests"]
     runner = _Runner(s, n)
-    flood = runner.at("inf")
-    hi = float(flood["request_throughput"])
-    lo = 0.01 * hi
-    f_lo = runner.at(lo)
-    if not _meets(f_lo, s):
-        best = 0.0
-    elif _meets(runner.at(hi), s):
-        best = hi
-    else:
-        a, b = lo, hi
-        for _ in range(9):  # 2⁻⁹ of the saturation throughput
-            mid = 0.5 * (a + b)
-            if _meets(runner.at(mid), s):
-                a = mid
-            else:
-                b = mid
-        best = a
     sweep = {k: [] for k in ("request_rate", *SWEEP_FIGURES)}
     for frac in SWEEP_FRACTIONS:
         rate = frac * hi
@@ -980,7 +1079,7 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
             "tpot_slo_ms": s.tpot_slo_ms,
             "slo_attainment": s.slo_attainment,
         },
-        "light_load_slo_met_share": f_lo["slo_met_share"],
+        "light_load_slo_met_share": search["light_load"]["slo_met_share"],
         "requests_per_run": n,
         "sweep": {k: np.array(v, dtype=float) for k, v in sweep.items()},
     }
@@ -1092,6 +1191,7 @@ def serving_lens(s: Scenario) -> dict:
         "fits": True,
         "reason": None,
         "figures": {"serving": one["figures"], "capacity": cap},
+        "search": max_rate(s),
         "timeline": timeline(one["sim"]),
         "sweep": sweep_,
         "pareto": pareto(s),

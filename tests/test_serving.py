@@ -354,3 +354,41 @@ def test_the_worker_does_not_hold_the_interpreter():
     busy, worst = map(float, out.stdout.split())
     assert busy > 0.2  # a real computation ran
     assert worst < 0.1  # the other thread was never held up for long
+
+
+# ------------------------------------------------------------------ economics uses it (item 5)
+
+
+def test_scale_to_zero_sizes_a_replica_by_the_serving_capacity():
+    from model.economics import economics, service_of
+
+    s = scen(("request_rate", 10))
+    svc = service_of(s)
+    cap = serving.capacity(s)
+    assert svc.capacity_basis == "slo"
+    assert svc.capacity_per_s == cap["max_request_rate"]
+    light = serving.max_rate(s)["light_load"]
+    assert svc.ttft_s == pytest.approx(light["mean_ttft_ms"] / 1000)
+    # the sidebar's decode batch (a Roofline knob) no longer moves the economics
+    one, many = economics(s), economics(s.model_copy(update={"batch": 64}))
+    assert one["replica_capacity_requests_per_s"] == many["replica_capacity_requests_per_s"]
+    assert one["recommended"] == many["recommended"]
+    assert one["warm"]["total_usd_per_day"] == many["warm"]["total_usd_per_day"]
+
+
+def test_a_scenario_that_cannot_serve_falls_back_to_one_request():
+    from model.economics import service_of
+
+    s = scen(("model", "llama-3.1-405b"), ("gpus", 1))
+    assert service_of(s).capacity_basis == "request"
+
+
+def test_the_worker_primes_the_core_so_economics_never_searches_in_the_session():
+    from ui import serving_worker
+
+    s = scen(("scenario", "llama-8b-1xh100"), ("seed", 321))
+    assert not serving.known_max_rate(s)
+    serving_worker.prime(s)
+    assert serving.known_max_rate(s)
+    # a Scale to zero knob does not need a new search
+    assert serving.known_max_rate(s.model_copy(update={"idle_timeout_s": 60, "batch": 8}))

@@ -29,7 +29,13 @@ def lens(s: Scenario, baseline: bool = False) -> dict:
 
     key = (codecs.to_query(s), st.session_state.get(TRACE_VERSION, 0))
     slot = LENS_CACHE + ("_baseline" if baseline else "")
-    return state.session_cached(slot, key, lambda: economics_lens(s, trace()))
+    from ui import serving_worker
+
+    def compute():
+        serving_worker.prime(s)  # the replica's capacity, searched off the session's thread
+        return economics_lens(s, trace())
+
+    return state.session_cached(slot, key, compute)
 
 
 def _trace_changed() -> None:

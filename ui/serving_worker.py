@@ -27,7 +27,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from model import codecs
+from model import codecs, serving
 from model.scenario import Scenario
 
 log = logging.getLogger(__name__)
@@ -40,10 +40,13 @@ _proc: subprocess.Popen | None = None
 _cache: OrderedDict[tuple, dict] = OrderedDict()
 
 
-def _work(raw: dict) -> dict:
-    from model.serving import serving_lens
+def _work(raw: dict, kind: str = "lens") -> dict:
+    from model import serving
 
-    return serving_lens(Scenario.model_validate(raw).effective())
+    s = Scenario.model_validate(raw).effective()
+    if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
+        return serving.max_rate(s)
+    return serving.serving_lens(s)
 
 
 def _start() -> subprocess.Popen:
@@ -70,14 +73,14 @@ def _read(stream, n: int) -> bytes:
     return out
 
 
-def _ask(raw: dict) -> dict:
+def _ask(raw: dict, kind: str = "lens") -> dict:
     global _proc
     with _pipe_lock:
         for attempt in range(2):
             if _proc is None or _proc.poll() is not None:
                 _proc = _start()
             try:
-                body = json.dumps(raw).encode()
+                body = json.dumps({"kind": kind, "scenario": raw}).encode()
                 _proc.stdin.write(struct.pack("<Q", len(body)) + body)
                 _proc.stdin.flush()
                 (size,) = struct.unpack("<Q", _read(_proc.stdout, 8))
@@ -90,7 +93,7 @@ def _ask(raw: dict) -> dict:
                 return value
             raise RuntimeError(value)
     log.error("the serving worker is unavailable; computing in the session's thread")
-    return _work(raw)
+    return _work(raw, kind)
 
 
 def compute(s: Scenario) -> dict:
@@ -106,7 +109,28 @@ def compute(s: Scenario) -> dict:
         _cache[key] = result
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
+    if result.get("fits"):
+        serving.remember_max_rate(s, result["search"])
     return result
+
+
+def prime(s: Scenario) -> None:
+    """Make the capacity search for ``s`` available to the core (:func:`model.serving.max_rate`)
+    by running it in the worker, so a lens that sizes replicas (Scale to zero, the landing
+    page, Compare) never runs it in the session's thread. A scenario that cannot serve is left
+    to the core, which says so at once."""
+    if serving.known_max_rate(s):
+        return
+    raw = s.raw.model_dump(mode="json")
+    try:
+        found = (
+            _work(raw, "search")
+            if os.environ.get("WHATIF_SERVING_INLINE") == "1"
+            else (_ask(raw, "search"))
+        )
+    except (RuntimeError, ValueError):  # the worker's refusal: DoesNotFit, said again by the core
+        return
+    serving.remember_max_rate(s, found)
 
 
 def _serve() -> None:
@@ -118,7 +142,8 @@ def _serve() -> None:
             return
         (size,) = struct.unpack("<Q", head)
         try:
-            out = (True, _work(json.loads(_read(stdin, size))))
+            ask = json.loads(_read(stdin, size))
+            out = (True, _work(ask["scenario"], ask["kind"]))
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which raises it
             out = (False, f"{type(exc).__name__}: {exc}")
         body = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)

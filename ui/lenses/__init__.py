@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from model import compare as _compare
 from model.compare import Row
+from model.evaluate import summary
 from model.scenario import Scenario
 from ui.lens import Lens
 from ui.lenses.cold_start import COLD_START
@@ -27,6 +28,9 @@ ROWS: tuple[Row, ...] = tuple(row for lens in LENSES for row in lens.rows)
 
 def compare(scenarios: list[Scenario]) -> list[dict]:
     """The Compare table (:func:`model.compare.compare`) over every lens's rows."""
-    return _compare.compare(
-        scenarios, ROWS, extra=lambda s: SERVING.figures(SERVING.compute(s, None))
-    )
+
+    def summarise(s: Scenario) -> dict:
+        serving = SERVING.figures(SERVING.compute(s, None))  # primes the capacity search
+        return {**summary(s), **serving}
+
+    return _compare.compare(scenarios, ROWS, summarise)

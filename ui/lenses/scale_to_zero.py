@@ -8,7 +8,7 @@ import pandas as pd
 from model.cold_start import optimised_changes
 from model.compare import Row
 from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
-from ui import economics_charts, economics_view
+from ui import economics_charts, economics_view, serving_worker
 from ui.lens import Chart, Column, Lens, Table, View
 from ui.lenses.common import STRATEGY, economics_figures
 
@@ -42,9 +42,31 @@ def _service(v: View) -> str:
     svc = v.r["service"]
     return (
         f"Cold start {svc.cold_s:,.1f} s and optimised {svc.cold_optimised_s:,.1f} s (Cold start "
-        f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; one replica serves "
-        f"{svc.capacity_per_s:,.2f} requests/s (Roofline lens: TTFT {svc.ttft_s * 1000:,.0f} ms + "
-        f"output tokens × TPOT {svc.tpot_s * 1000:,.1f} ms at batch {v.s.batch})."
+        f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; "
+        + _capacity_text(svc, v.s)
+    )
+
+
+def _capacity_text(svc, s) -> str:
+    """Where a replica's capacity and a request's time come from (model.serving.replica)."""
+    timing = (
+        f"a request keeps it busy for TTFT {svc.ttft_s * 1000:,.0f} ms + output tokens × TPOT "
+        f"{svc.tpot_s * 1000:,.1f} ms"
+    )
+    if svc.capacity_basis == "slo":
+        return (
+            f"one replica holds {svc.capacity_per_s:,.2f} requests/s within the SLO (Serving "
+            f"lens: TTFT ≤ {s.ttft_slo_ms:g} ms and TPOT ≤ {s.tpot_slo_ms:g} ms for "
+            f"{s.slo_attainment:.0%}); {timing} at light load."
+        )
+    if svc.capacity_basis == "saturation":
+        return (
+            f"even light load misses the Serving lens's SLO, so a replica is sized by what it "
+            f"completes, {svc.capacity_per_s:,.2f} requests/s; {timing} at light load."
+        )
+    return (
+        f"the scenario cannot serve, so one request's figures stand in: "
+        f"{svc.capacity_per_s:,.2f} requests/s at batch {s.batch}; {timing}."
     )
 
 
@@ -95,7 +117,7 @@ SCALE_TO_ZERO = Lens(
     key="scale_to_zero",
     title="Scale to zero",
     slug="scale-to-zero",
-    compute=economics_lens,
+    compute=lambda s, trace=None: (serving_worker.prime(s), economics_lens(s, trace))[1],
     page_compute=lambda s, baseline: economics_view.lens(s, baseline=baseline),
     figures=lambda r: economics_figures(r["figures"]),
     metrics={"headline": STRATEGY},
