@@ -24,7 +24,9 @@ What each kind of data identifies
 - **Batch latency** (``vllm bench latency`` with its batch size and lengths stated): joins the
   decode fit; its model is the batch's prompts prefilled together, then ``output_len`` decode
   steps at that batch (:func:`model.request.request_figures`).
-- **TTFT at concurrency 1**: ``prefill_efficiency`` (with the decode fit's ``host_ms``). TTFT at
+- **TTFT at concurrency 1**: ``prefill_efficiency``, and ``frontend_ms`` (the engine's
+  per-request front-end time, the intercept) where two or more prompt lengths are measured
+  (with the decode fit's ``host_ms``). TTFT at
   higher concurrency includes queueing behind other prompts, which the model's light-load TTFT
   does not; those points are shown, not fitted.
 - **A vLLM start-up log**: ``compile_s`` (or ``compile_cached_s`` when the log loaded a warm
@@ -86,6 +88,7 @@ UNITS = {
     "cuda_context_s": "s",
     "allocator_s": "s",
     "hardware.h2d_gb_s": "GB/s",
+    "frontend_ms": "ms",
 }
 MAX_REL_UNCERTAINTY = 1.0  #: refuse a parameter whose standard error exceeds its value …
 #: … or, for a value near zero (no host work, say), exceeds what matters at all
@@ -810,14 +813,20 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
     # 2. TTFT at concurrency 1: prefill efficiency
     ttft = [p for p in pts if p.quantity == "ttft_ms" and p.fitted]
     if ttft:
-        got, ref = _fit_group(cur, ttft, ["prefill_efficiency"], "TTFT at concurrency 1")
-        if ref:
-            ref = {
-                "prefill_efficiency": "the modelled TTFT of these prompts does not depend on "
-                "prefill FLOPS (memory- or overhead-bound): measure longer prompts"
-                if "depend" in next(iter(ref.values()))
-                else next(iter(ref.values()))
-            }
+        # the prefill's efficiency (the slope over prompt length) and the engine's front-end
+        # time (the intercept) together where the prompts differ; one length tells them apart
+        # no better than their sum, so the efficiency alone is fitted then
+        lengths = {p.cond.get("prompt_tokens") for p in ttft}
+        keys = ["prefill_efficiency", "frontend_ms"] if len(lengths) > 1 else ["prefill_efficiency"]
+        got, ref = _fit_group(cur, ttft, keys, "TTFT at concurrency 1")
+        if "prefill_efficiency" in ref:
+            why = ref["prefill_efficiency"]
+            ref["prefill_efficiency"] = (
+                "the modelled TTFT of these prompts does not depend on prefill FLOPS (memory- "
+                "or overhead-bound): measure longer prompts"
+                if "depend" in why
+                else why
+            )
         apply(got)
         refused.update(ref)
 

@@ -56,8 +56,9 @@ def request_figures(s: Scenario) -> dict:
 
     Each prefill chunk is ``max(t_compute, t_memory) + t_comm`` on the GPU at the engine's
     prefill efficiency, with its launches overlapped (a long GPU step hides the CPU's launch
-    queue; launches count only when they exceed it). TTFT at light load = prefill + one host
-    step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``).
+    queue; launches count only when they exceed it). TTFT at light load = the engine's
+    front-end time (``frontend_ms``: HTTP, chat template, tokenisation, first schedule; SPEC
+    4.6) + prefill + one host step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``).
     End-to-end = TTFT + (output_tokens − 1) × TPOT. ``requests_per_s`` at the scenario's batch:
     each request costs its prefill alone on the GPU plus its share (1 / batch) of its
     ``output_tokens`` decode steps.
@@ -87,7 +88,8 @@ def request_figures(s: Scenario) -> dict:
     t_chunk = np.maximum(t_gpu, t_launch)
     prefill_s = float(t_chunk.sum())
     host_s = len(sizes) * s.host_ms * MS
-    ttft_s = prefill_s + host_s
+    frontend_s = s.frontend_ms * MS
+    ttft_s = frontend_s + prefill_s + host_s
 
     decode = at_batch(s, s.batch)
     tpot_s = decode["t_step_s"]
@@ -117,6 +119,7 @@ def request_figures(s: Scenario) -> dict:
         "prefill_arithmetic_intensity": total_flops / total_bytes,
         "prefill_attained_tflops": total_flops / s.gpus / prefill_s / TERA,
         "prefill_tokens_per_s": s.prompt_tokens / prefill_s,
+        "frontend_ms": s.frontend_ms,
         "ttft_ms": ttft_s / MS,
         "tpot_ms": tpot_s / MS,
         "e2e_s": e2e_s,

@@ -1196,3 +1196,54 @@ def serving_lens(s: Scenario) -> dict:
         "sweep": sweep_,
         "pareto": pareto(s),
     }
+
+
+# ------------------------------------------------------------------------------- measured runs
+
+_MEASURED = (
+    ("median_ttft_ms", "TTFT p50"),
+    ("p99_ttft_ms", "TTFT p99"),
+    ("median_tpot_ms", "TPOT p50"),
+    ("p99_tpot_ms", "TPOT p99"),
+)
+
+
+def _finite_number(v) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def benchmark_points(datasets) -> list[dict]:
+    """Imported serving benchmarks (``vllm bench serve``, GenAI-Perf, … as
+    :mod:`model.readers` reads them) as points on the Serving lens's latency-against-rate
+    chart: one per run and figure, at the run's offered ``request_rate``; a run at ``inf`` or
+    at a stated concurrency only is placed at the rate it served (``request_throughput``),
+    and says so in its label."""
+    out = []
+    for ds in datasets:
+        if ds.kind != "serving":
+            continue
+        for row in ds.rows or [dict(ds.conditions) | dict(ds.figures)]:
+            r = {**ds.conditions, **ds.figures, **row}
+            rate = _finite_number(r.get("request_rate"))
+            served = _finite_number(r.get("request_throughput"))
+            where = "offered"
+            if rate is None:
+                rate, where = served, "served"
+            if rate is None or rate <= 0:
+                continue
+            conc = r.get("max_concurrency")
+            load = f"{rate:.3g} req/s {where}" + (f", concurrency {conc}" if conc else "")
+            for key, name in _MEASURED:
+                v = _finite_number(r.get(key))
+                if v is not None and v > 0:
+                    out.append(
+                        {
+                            "request_rate": rate,
+                            "value": v,
+                            "figure": key,
+                            "label": f"{ds.name}: {name} ({load})",
+                        }
+                    )
+    return out

@@ -52,7 +52,7 @@ def test_a_prefill_only_step_is_the_request_lens_chunk(name):
     got = sm.mixed(0, 0.0, 700, serving.chunk_attention(700, 0), 700.0)
     req = request.request_figures(s)
     host = s.host_ms / 1000
-    assert got == pytest.approx(req["ttft_ms"] / 1000, rel=1e-9)
+    assert got == pytest.approx((req["ttft_ms"] - req["frontend_ms"]) / 1000, rel=1e-9)
     assert got - host == pytest.approx(req["prefill_ms"] / 1000, rel=1e-9)
 
 
@@ -72,12 +72,12 @@ def test_the_affine_run_is_the_step_by_step_sum():
 
 @pytest.mark.parametrize("name", ["default", "llama-8b-1xh100", "seed-3b-4090"])
 def test_light_load_reproduces_one_request_alone(name):
-    """One request at a time: TTFT = the Request row's TTFT + the front-end time; TPOT = the
-    decode step at batch 1 and the request's mean context (SPEC 4.0)."""
+    """One request at a time: TTFT = the Request row's TTFT (front-end time included); TPOT =
+    the decode step at batch 1 and the request's mean context (SPEC 4.0)."""
     s = scen(("scenario", name), ("prompt_tokens", 512), ("output_tokens", 128))
     f = serving.run(s, wl_fixed(20, 1e-4, 512, 128))["figures"]
     req = request.request_figures(s)
-    assert f["mean_ttft_ms"] == pytest.approx(req["ttft_ms"] + s.frontend_ms, rel=1e-6)
+    assert f["mean_ttft_ms"] == pytest.approx(req["ttft_ms"], rel=1e-6)
     mean_ctx = 512 + 1 + (128 - 2) / 2  # decode steps read prompt + 1 … prompt + 127
     one = decode.sweep(s.model_copy(update={"context_tokens": mean_ctx}), [1])["t_step_s"][0]
     assert f["mean_tpot_ms"] == pytest.approx(one * 1000, rel=2e-3)
@@ -392,3 +392,51 @@ def test_the_worker_primes_the_core_so_economics_never_searches_in_the_session()
     assert serving.known_max_rate(s)
     # a Scale to zero knob does not need a new search
     assert serving.known_max_rate(s.model_copy(update={"idle_timeout_s": 60, "batch": 8}))
+
+
+# ------------------------------------------------------------------ measurements over it (item 6)
+
+
+def test_imported_serving_benchmarks_land_on_the_load_chart():
+    from pathlib import Path
+
+    from model.readers import importers
+    from ui import serving_charts
+    from ui.chart_common import validated
+
+    data = Path(__file__).parent / "data" / "bench"
+    sets = []
+    for name in ("serve_new.json", "serve_runs.jsonl", "serve_stdout_new.txt"):
+        got = importers.import_file(name, (data / name).read_bytes())
+        sets += got if isinstance(got, list) else [got]
+    pts = serving.benchmark_points(sets)
+    assert pts and all(p["request_rate"] > 0 and p["value"] > 0 for p in pts)
+    new = [p for p in pts if p["label"].startswith("serve_new.json")]
+    assert {p["figure"] for p in new} >= {"median_ttft_ms", "p99_ttft_ms"}
+    assert all(p["request_rate"] == 20.0 for p in new)  # its offered rate
+    s = scen(("request_rate", 5), ("num_requests", 200))
+    r = serving.serving_lens(s)
+    fig = serving_charts.load_figure(
+        r["sweep"], r["figures"]["capacity"], r["figures"]["capacity"]["slo"]
+    )
+    over = serving_charts.with_runs(fig, pts)
+    validated(over)
+    assert len(over.spec["data"]) > len(fig.spec["data"])
+    assert over.spec["layout"]["xaxis"]["range"][1] >= max(p["request_rate"] for p in pts)
+
+
+def test_calibration_fits_the_front_end_time_from_ttft_at_several_prompts():
+    from model.calibrate import calibrate
+    from model.readers import importers
+    from model.request import request_figures
+
+    truth = scen(("scenario", "llama-8b-1xh100"), ("frontend_ms", 30), ("prefill_efficiency", 0.5))
+    rows = ["concurrency,prompt_tokens,output_tokens,ttft_ms"]
+    for p in (256, 1024, 4096, 8192):
+        ttft = request_figures(truth.model_copy(update={"prompt_tokens": p}))["ttft_ms"]
+        rows.append(f"1,{p},128,{ttft:.4f}")
+    ds = importers.import_file("ttft.csv", ("\n".join(rows) + "\n").encode())
+    start = scen(("scenario", "llama-8b-1xh100"))
+    fit = calibrate(start, [ds]).to_json()["fit"]
+    assert fit["frontend_ms"]["value"] == pytest.approx(30, rel=0.02)
+    assert fit["prefill_efficiency"]["value"] == pytest.approx(0.5, rel=0.02)

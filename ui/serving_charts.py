@@ -24,10 +24,10 @@ def _finite(a) -> list:
     return [None if v is None or v != v else float(v) for v in np.asarray(a, dtype=float)]
 
 
-def load_figure(sweep: dict, cap: dict, slo: dict, measured: list | None = None):
+def load_figure(sweep: dict, cap: dict, slo: dict):
     """p50/p99 TTFT and TPOT (left, log) and request throughput (right) against the offered
     request rate; the SLOs as horizontal lines; the capacity within the SLO and the knee as
-    vertical marks; measured benchmark runs as diamonds."""
+    vertical marks."""
     x = as_list(sweep["request_rate"])
     data = []
     for key, name, colour, symbol in (
@@ -68,17 +68,6 @@ def load_figure(sweep: dict, cap: dict, slo: dict, measured: list | None = None)
                 "y": [value, value],
                 "name": f"{name} {value:g} ms",
                 "line": {"color": VERMILLION, "width": 1, "dash": "dot"},
-            }
-        )
-    for m in measured or []:
-        data.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "x": [m["request_rate"]],
-                "y": [m["value"]],
-                "name": f"measured: {m['label']}",
-                "marker": {"symbol": "diamond", "size": 11, "color": VERMILLION},
             }
         )
     layout = base_layout(
@@ -206,4 +195,49 @@ def pareto_figure(points: list[dict], current: dict):
         xaxis={"title": {"text": "tok/s per user (1000 / mean TPOT)"}, "type": "log"},
         yaxis={"title": {"text": "output tok/s per GPU"}, "rangemode": "tozero"},
     )
+    return figure(data, layout)
+
+
+_RUN_STYLE = {
+    "median_ttft_ms": (BLUE, "diamond"),
+    "p99_ttft_ms": (BLUE, "diamond-open"),
+    "median_tpot_ms": (ORANGE, "diamond"),
+    "p99_tpot_ms": (ORANGE, "diamond-open"),
+}
+
+
+def with_runs(fig, runs: list[dict]):
+    """``fig`` (:func:`load_figure`) with measured benchmark figures as diamonds, coloured as
+    the curve of the same figure, one legend entry per figure kind."""
+    if not runs:
+        return fig
+    spec = fig.spec
+    data = list(spec["data"])
+    for key, (colour, symbol) in _RUN_STYLE.items():
+        pts = [r for r in runs if r["figure"] == key]
+        if not pts:
+            continue
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [p["request_rate"] for p in pts],
+                "y": [p["value"] for p in pts],
+                "text": [p["label"] for p in pts],
+                "hovertemplate": "%{text}: %{y:.4g} ms<extra></extra>",
+                "name": f"measured {key.split('_')[0].replace('median', 'p50')} "
+                f"{key.split('_')[1].upper()}",
+                "marker": {
+                    "symbol": symbol,
+                    "size": 12,
+                    "color": colour,
+                    "line": {"width": 2, "color": VERMILLION},
+                },
+            }
+        )
+    layout = {**spec["layout"], "xaxis": dict(spec["layout"].get("xaxis", {}))}
+    rng = layout["xaxis"].get("range")
+    top = max(r["request_rate"] for r in runs)
+    if rng and top > rng[1]:  # the marks fixed the axis to the sweep: widen it to the runs
+        layout["xaxis"]["range"] = [rng[0], top * 1.05]
     return figure(data, layout)

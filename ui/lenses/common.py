@@ -45,8 +45,9 @@ TTFT = Metric(
     show=ms_latency,
     unit="ms",
     help=lambda v: (
-        f"Time to first token at light load: the prefill ({_chunking(v)}) plus one "
-        "host step per chunk."
+        f"Time to first token at light load: the engine's front-end time "
+        f"({v.f['request']['frontend_ms']:g} ms: HTTP, chat template, tokenisation), the "
+        f"prefill ({_chunking(v)}) and one host step per chunk."
     ),
 )
 PREFILL = (

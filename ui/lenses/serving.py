@@ -8,7 +8,7 @@ import pandas as pd
 
 from model import codecs
 from model.compare import Row
-from ui import serving_charts, serving_worker
+from ui import measure_data, serving_charts, serving_worker
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
 from ui.lenses.common import ms_latency
@@ -162,8 +162,27 @@ def _empty(title: str):
 def _load(v: View):
     if not _fits(v):
         return _empty("Latency against the request rate: the scenario cannot serve")
-    return serving_charts.load_figure(
-        v.r["sweep"], v.f["capacity"], v.f["capacity"]["slo"], v.r.get("measured")
+    return serving_charts.load_figure(v.r["sweep"], v.f["capacity"], v.f["capacity"]["slo"])
+
+
+def _runs() -> list[dict]:
+    from model.serving import benchmark_points
+
+    return benchmark_points(measure_data.datasets())
+
+
+def _measured_runs(fig, v: View):
+    return serving_charts.with_runs(fig, _runs()) if _fits(v) else fig
+
+
+def _measured_note(v: View) -> str | None:
+    runs = _runs()
+    if not runs or not _fits(v):
+        return None
+    return (
+        f"Diamonds: {len(runs)} figures of the serving benchmarks uploaded on the Measurements "
+        "page, at their offered rate (or, for a run at inf or at a fixed concurrency, at the "
+        "rate it served); the curves are this scenario's."
     )
 
 
@@ -242,7 +261,7 @@ SERVING = Lens(
     figures=_figures,
     metrics={"headline": HEADLINE, "run": RUN},
     charts=(
-        Chart("load", _load, page_baseline=False),
+        Chart("load", _load, page_baseline=False, measured=_measured_runs, note=_measured_note),
         Chart("timeline", _timeline, page_baseline=False),
         Chart("pareto", _pareto, page_baseline=False),
     ),
