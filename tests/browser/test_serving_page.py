@@ -35,7 +35,9 @@ def test_a_share_link_reopens_the_same_serving_figures(page, browser, app_url):
 
 def test_a_typed_rate_changes_the_figures_and_a_bad_one_is_refused(page, app_url):
     before = open_page(page, f"{app_url}/Serving?{QUERY}")
-    box = page.get_by_label("Request rate [req/s]")
+    box = page.get_by_label("Request rate [req/s]", exact=True).and_(
+        page.get_by_test_id("stTextInputField")
+    )
     box.fill("12")
     box.press("Enter")
     after = wait_metrics(page, lambda m: m.get("p99 TTFT") != before.get("p99 TTFT"))
