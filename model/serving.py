@@ -1029,6 +1029,20 @@ def replica(s: Scenario) -> dict | None:
     }
 
 
+def _replicas(rate, per_replica: float) -> int | None:
+    """⌈rate / per_replica⌉ replicas (at least one); None for ``inf`` or no capacity."""
+    if rate == "inf" or per_replica <= 0:
+        return None
+    return max(1, math.ceil(float(rate) / per_replica - 1e-9))
+
+
+def peak_hour_rate(s: Scenario) -> float:
+    """The busiest hour of the scenario's traffic profile, scaled [req/s] (SPEC 4.4)."""
+    from model.traffic import hourly_rate_per_s, traffic_profiles  # presets, read on use
+
+    return float(np.max(hourly_rate_per_s(traffic_profiles()[s.traffic], s.rate_scale)))
+
+
 def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     """The ``capacity`` section (SPEC 4.6): the largest arrival rate one replica holds within
     the SLO, the replicas and GPUs the scenario's rate (or ``peak_rate``) needs, and the sweep
@@ -1063,10 +1077,9 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     over = np.nonzero(p99 > 2 * p99[0])[0]
     knee = float(sweep["request_rate"][over[0]]) if len(over) else None
     target = peak_rate if peak_rate is not None else s.request_rate
-    if target == "inf" or best <= 0:
-        replicas = None
-    else:
-        replicas = max(1, math.ceil(float(target) / best - 1e-9))
+    replicas = _replicas(target, best)
+    peak = peak_hour_rate(s)
+    peak_replicas = _replicas(peak, best)
     return {
         "max_request_rate": best,
         "saturation_request_rate": hi,
@@ -1074,6 +1087,12 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
         "gpus_needed": None if replicas is None else replicas * s.gpus,
         "for_request_rate": None if target == "inf" else float(target),
         "knee_request_rate": knee,
+        "peak_hour": {
+            "traffic": s.traffic,
+            "request_rate": peak,
+            "replicas_needed": peak_replicas,
+            "gpus_needed": None if peak_replicas is None else peak_replicas * s.gpus,
+        },
         "slo": {
             "ttft_slo_ms": s.ttft_slo_ms,
             "tpot_slo_ms": s.tpot_slo_ms,

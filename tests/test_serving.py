@@ -440,3 +440,12 @@ def test_calibration_fits_the_front_end_time_from_ttft_at_several_prompts():
     fit = calibrate(start, [ds]).to_json()["fit"]
     assert fit["frontend_ms"]["value"] == pytest.approx(30, rel=0.02)
     assert fit["prefill_efficiency"]["value"] == pytest.approx(0.5, rel=0.02)
+
+
+def test_the_peak_hour_of_the_traffic_profile_is_sized_too():
+    s = scen(("request_rate", 3), ("traffic", "business-hours"), ("rate_scale", 40))
+    cap = serving.capacity(s)
+    peak = cap["peak_hour"]
+    assert peak["request_rate"] == pytest.approx(serving.peak_hour_rate(s))
+    assert peak["replicas_needed"] == int(np.ceil(peak["request_rate"] / cap["max_request_rate"]))
+    assert peak["gpus_needed"] == peak["replicas_needed"] * s.gpus

@@ -195,9 +195,12 @@ def add_marks(
 
 def right_axis(title: str) -> dict:
     """A second y axis on the right over the first (a rate beside a time or a cost), its own
-    scale from zero, no grid of its own."""
+    scale from zero, no grid of its own. Its ticks are its own (``tickmode`` auto): the theme
+    otherwise puts them where the first axis has its ticks, which over a log first axis reads
+    as a dense column of odd values."""
     return {
         "title": {"text": title},
+        "tickmode": "auto",
         "overlaying": "y",
         "side": "right",
         "rangemode": "tozero",

@@ -38,6 +38,16 @@ def _slo(v: View) -> str:
     )
 
 
+def _peak(v: View) -> str:
+    peak = v.f["capacity"]["peak_hour"]
+    if peak["replicas_needed"] is None:
+        return ""
+    return (
+        f". The traffic profile's busiest hour ({peak['traffic']}, {peak['request_rate']:.3g} "
+        f"req/s) needs {peak['replicas_needed']:,} replica(s), {peak['gpus_needed']:,} GPUs"
+    )
+
+
 def _replicas_help(v: View) -> str:
     cap = v.f["capacity"]
     s = v.s
@@ -105,7 +115,7 @@ HEADLINE = Metrics(
             help=_replicas_help,
         ),
     ),
-    caption=lambda v: _slo(v) if _fits(v) else None,
+    caption=lambda v: _slo(v) + _peak(v) if _fits(v) else None,
 )
 
 RUN = Metrics(
@@ -269,6 +279,25 @@ SERVING = Lens(
         Table(
             "sweep",
             _sweep_table,
+            columns={
+                "request_rate": Column("offered [req/s]", "%.3g"),
+                "request_throughput": Column("served [req/s]", "%.3g"),
+                "output_throughput": Column("output tok/s", "%.0f"),
+                "mean_ttft_ms": Column("mean TTFT [ms]", "%.1f"),
+                "median_ttft_ms": Column("p50 TTFT [ms]", "%.1f"),
+                "p90_ttft_ms": Column("p90 TTFT [ms]", "%.1f"),
+                "p99_ttft_ms": Column("p99 TTFT [ms]", "%.1f"),
+                "mean_tpot_ms": Column("mean TPOT [ms]", "%.2f"),
+                "median_tpot_ms": Column("p50 TPOT [ms]", "%.2f"),
+                "p90_tpot_ms": Column("p90 TPOT [ms]", "%.2f"),
+                "p99_tpot_ms": Column("p99 TPOT [ms]", "%.2f"),
+                "p99_itl_ms": Column("p99 ITL [ms]", "%.2f"),
+                "mean_e2el_ms": Column("mean E2EL [ms]", "%.0f"),
+                "slo_met_share": Column("met SLO", "%.3f"),
+                "goodput": Column("goodput [req/s]", "%.3g"),
+                "mean_batch": Column("mean batch", "%.1f"),
+                "saturated": Column("saturated", "%.0f"),
+            },
             download="Rate sweep",
             report="Latency and throughput against the request rate",
         ),
