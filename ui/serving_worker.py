@@ -2,10 +2,11 @@
 
 A run, the capacity search and the Pareto sweep take about a second of pure Python and numpy
 for one scenario; run in a script thread, that second holds the interpreter every session
-shares (the GIL), so every other user's page would wait. Here it runs in a worker process
-(``python -m ui.serving_worker``, started on first use and kept): the session's thread writes
-the scenario to it and waits on the pipe without holding the interpreter, and results are
-cached per scenario (its link parameters are the key) for every session.
+shares (the GIL), so every other user's page would wait. Here it runs in worker processes
+(``python -m ui.serving_worker``, started on first use and kept, at most
+:data:`MAX_WORKERS`): the session's thread writes the scenario to a free one and waits on the
+pipe without holding the interpreter, and results are cached per scenario (its link
+parameters are the key) for every session.
 
 The worker reads a scenario as JSON (the raw keys, validated there like any other input) and
 writes back the result pickled; only this process reads that pickle, from the child it
@@ -35,8 +36,12 @@ CACHE_SIZE = 64
 ROOT = Path(__file__).resolve().parent.parent
 
 _lock = threading.Lock()  # the cache
-_pipe_lock = threading.Lock()  # one request at a time on the worker's pipe
-_proc: subprocess.Popen | None = None
+#: worker processes at most: a session's long run (a million requests) occupies one, and the
+#: other sessions' pages are served by the next; each takes one request at a time
+MAX_WORKERS = int(os.environ.get("WHATIF_SERVING_WORKERS", "2") or 2)
+_idle: list[subprocess.Popen] = []  # started, free
+_started = threading.BoundedSemaphore(MAX_WORKERS)  # a slot per worker in use
+_pool_lock = threading.Lock()
 _cache: OrderedDict[tuple, dict] = OrderedDict()
 
 
@@ -73,22 +78,36 @@ def _read(stream, n: int) -> bytes:
     return out
 
 
+def _take() -> subprocess.Popen:
+    """A free worker (started if none is idle); the caller holds a slot of ``_started``."""
+    with _pool_lock:
+        while _idle:
+            proc = _idle.pop()
+            if proc.poll() is None:
+                return proc
+    return _start()
+
+
+def _give(proc: subprocess.Popen) -> None:
+    with _pool_lock:
+        _idle.append(proc)
+
+
 def _ask(raw: dict, kind: str = "lens") -> dict:
-    global _proc
-    with _pipe_lock:
+    body = json.dumps({"kind": kind, "scenario": raw}).encode()
+    with _started:  # waits only while every worker is busy
         for attempt in range(2):
-            if _proc is None or _proc.poll() is not None:
-                _proc = _start()
+            proc = _take()
             try:
-                body = json.dumps({"kind": kind, "scenario": raw}).encode()
-                _proc.stdin.write(struct.pack("<Q", len(body)) + body)
-                _proc.stdin.flush()
-                (size,) = struct.unpack("<Q", _read(_proc.stdout, 8))
-                ok, value = pickle.loads(_read(_proc.stdout, size))  # noqa: S301 - our child
+                proc.stdin.write(struct.pack("<Q", len(body)) + body)
+                proc.stdin.flush()
+                (size,) = struct.unpack("<Q", _read(proc.stdout, 8))
+                ok, value = pickle.loads(_read(proc.stdout, size))  # noqa: S301 - our child
             except (OSError, EOFError, struct.error):
-                log.exception("the serving worker failed (attempt %d)", attempt + 1)
-                _proc = None
+                log.exception("a serving worker failed (attempt %d)", attempt + 1)
+                proc.kill()
                 continue
+            _give(proc)
             if ok:
                 return value
             raise RuntimeError(value)
