@@ -128,7 +128,10 @@ def accepted(path: tuple) -> str:
     else:
         text = ""
     if optional and text:
-        text += ", or 'auto'"
+        # what an empty value is called: 'auto' (the engine's or the app's value) unless the
+        # field names its own word (max_concurrency: 'none', no limit)
+        word = (info.json_schema_extra or {}).get("empty", "auto")
+        text += f", or '{word}'"
     return text
 
 

@@ -327,7 +327,11 @@ class Scenario(BaseModel):
         1.0, description="requests per second the clients send [req/s], or inf (all at once)"
     )
     max_concurrency: int | None = Field(
-        None, ge=1, le=100_000, description="requests in flight at most (none: no limit)"
+        None,
+        ge=1,
+        le=100_000,
+        description="requests in flight at most (none: no limit)",
+        json_schema_extra={"empty": "none"},
     )
     burstiness: float = Field(
         1.0, ge=0.001, le=1000, description="shape of the gamma inter-arrival times (1 = Poisson)"
@@ -335,7 +339,7 @@ class Scenario(BaseModel):
     num_requests: int = Field(1000, ge=1, le=MAX_NUM_REQUESTS, description="requests in a run")
     lengths: str = Field(
         "fixed",
-        pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$",
+        max_length=64,
         description="prompt and output lengths: fixed (prompt_tokens, output_tokens) or a "
         "shipped distribution (presets/lengths.yaml)",
     )
