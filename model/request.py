@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from model import memory, roofline
-from model.decode import allreduce_s, at_batch, launch_s, peaks, weights_read_bytes
+from model.decode import allreduce_s, at_batch, launch_s, matmul_params, peaks, weights_read_bytes
 from model.scenario import Scenario
 from model.units import MS, TERA
 
@@ -78,7 +78,7 @@ def request_figures(s: Scenario) -> dict:
     kv_tok = memory.kv_bytes_per_token(s)
     kv_bytes = (starts + sizes) * kv_tok  # earlier chunks' KV read, this chunk's written
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
-    flops = prefill_flops(sizes, starts, m.active * 1e9, m.layers, m.heads, m.head_dim)
+    flops = prefill_flops(sizes, starts, matmul_params(s), m.layers, m.heads, m.head_dim)
 
     t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from model import launch, memory, roofline
-from model.decode import allreduce_s, launch_s, peaks, weights_read_bytes
+from model.decode import allreduce_s, launch_s, matmul_params, peaks, weights_read_bytes
 from model.scenario import Scenario
 from model.units import MS, US
 
@@ -117,8 +117,8 @@ class StepModel:
         attn = 4.0 * m.layers * m.heads * m.head_dim
         self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
         self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
-        self.dec_lin_s = 2.0 * m.active * 1e9 / s.gpus / (peak * s.flops_efficiency)
-        self.pre_lin_s = 2.0 * m.active * 1e9 / s.gpus / (peak * s.prefill_efficiency)
+        self.dec_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.flops_efficiency)
+        self.pre_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.prefill_efficiency)
         self.host_s = s.host_ms * MS
         self.host_seq_s = s.host_us_per_seq * US
         fig = s.engine_figures

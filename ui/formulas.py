@@ -21,8 +21,10 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
         st.latex(
             r"\text{bytes}_{step} = W_{read}(B) + B\cdot\text{ctx}\cdot 2\,L\,n_{kv}\,d_h\,b_{kv}"
         )
-        st.latex(r"\text{FLOPs}_{step} = 2\,N_{active}\,B + 4\,L\,n_h\,d_h\,\text{ctx}\,B")
+        st.latex(r"\text{FLOPs}_{step} = 2\,N_{matmul}\,B + 4\,L\,n_h\,d_h\,\text{ctx}\,B")
         st.markdown(
+            "N_matmul is the active parameters without an untied input-embedding table (a "
+            "lookup, not a matrix multiply): only the layers and the output head do FLOPs. "
             "Mixture of experts: a batch of B touches about "
             "E·(1 − (1 − k/E)^B) distinct experts, so the weights read grow from the active "
             "parameters at batch 1 toward all of them."
@@ -257,7 +259,7 @@ def serving_formulas() -> None:
         )
         st.markdown(
             "the same terms as the Roofline lens's decode step and prefill (weights read once "
-            "per step, every sequence's KV read, 2 × active params FLOPs per token plus "
+            "per step, every sequence's KV read, 2 × active params (less an untied input table) FLOPs per token plus "
             "attention); a decode-only step is exactly the Roofline lens's step at that batch "
             "and mean context. Between events (an arrival the scheduler could admit, a sequence "
             "finishing, the cache filling) a batch's steps differ only by one token of context "
