@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from model import cold_start as cold
-from model import decode, launch
+from model import decode, engines, launch
 from model.errors import ScenarioError
 from model.readers.measurements import COLD_ITEMS, Dataset
 from model.request import request_figures
@@ -693,6 +693,7 @@ class Calibration:
     after: np.ndarray
     notes: list[str]
     data_sets: list[dict]
+    engine: str | None = None  # the engine band a start-up log's release runs on
 
     @property
     def keys(self) -> dict[str, float]:
@@ -722,6 +723,7 @@ class Calibration:
     def to_json(self) -> dict:
         return {
             "keys": self.keys,
+            "engine": self.engine,
             "fit": {k: f.to_json() for k, f in self.fits.items()},
             "refused": self.refused,
             "data_sets": self.data_sets,
@@ -768,12 +770,21 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
     before = model_values(s, pts)
     fits: dict[str, ParamFit] = {}
     refused: dict[str, str] = {}
-    cur = s
+    # a start-up log names its vLLM release: its numbers (capture per graph differs 3-5x
+    # between V1 0.8-0.10 and 0.11+) are that release's band of the profile (issue 20)
+    engine = _log_engine(s, datasets)
+    if engine:
+        notes.append(
+            f"the start-up log states vLLM {engine[1]}: compared against the engine profile "
+            f"{engine[0]} (the numbers of that release); applying the fit sets it"
+        )
+    base = _variant(s, {"engine": engine[0]}) if engine else s
+    cur = base
 
     def apply(new: dict[str, ParamFit]):
         nonlocal cur
         fits.update(new)
-        cur = _variant(s, {k: f.value for k, f in fits.items()})
+        cur = _variant(base, {k: f.value for k, f in fits.items()})
 
     # 1. decode steps: bandwidth and host work (and τ when eager and graph steps are both given)
     dec = [p for p in pts if p.quantity in ("step_ms", "tpot_ms", "e2e_s") and p.fitted]
@@ -886,7 +897,26 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             entry["median_abs_error_pct_before"] = _median_abs(before[idx], [pts[i] for i in idx])
             entry["median_abs_error_pct_after"] = _median_abs(after[idx], [pts[i] for i in idx])
         data_sets.append(entry)
-    return Calibration(fits, refused, pts, before, after, notes, data_sets)
+    return Calibration(
+        fits, refused, pts, before, after, notes, data_sets, engine[0] if engine else None
+    )
+
+
+def _log_engine(s: Scenario, datasets: list[Dataset]) -> tuple[str, str] | None:
+    """The engine profile and band of the first start-up log that states its vLLM release, and
+    that release, when the scenario runs a vLLM profile and the log's band is another one."""
+    if s.engine_id not in ("vllm", "vllm-v0"):
+        return None
+    for ds in datasets:
+        if ds.kind != "startup_log":
+            continue
+        release = ds.extra.get("version") or ds.conditions.get("vllm_version")
+        kind = ds.conditions.get("engine")
+        engine = engines.engine_for_log(release, kind)
+        if engine:
+            said = str(release) if release else f"{kind} (no release stated)"
+            return (engine, said) if engine != s.engine else None
+    return None
 
 
 def _r2(y, m):
@@ -1139,7 +1169,10 @@ def _fit_cold(cur: Scenario, pts: list[Point]):
 
 def fitted_scenario(s: Scenario, cal: Calibration) -> Scenario:
     """``s`` with the calibration's keys applied (effective)."""
-    return _variant(s, {k: f.value for k, f in cal.fits.items()}) if cal.fits else s.effective()
+    update = {k: f.value for k, f in cal.fits.items()}
+    if cal.engine:
+        update["engine"] = cal.engine
+    return _variant(s, update) if update else s.effective()
 
 
 def overlay_curves(s: Scenario, cal: Calibration) -> dict:

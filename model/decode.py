@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import launch, memory, roofline
+from model import engines, launch, memory, ranges, roofline
 from model.memory import memory_figures
 from model.scenario import Scenario
 from model.units import GB, MS, TERA, US, compute_dtype
@@ -66,6 +66,39 @@ def matmul_params(s: Scenario) -> float:
     return max(m.active * 1e9 - skipped, 0.0)
 
 
+def moe_overhead_s(s: Scenario, tokens) -> np.ndarray:
+    """Time a mixture-of-experts step spends beyond reading the experts' bytes [s]: per MoE
+    layer a fixed part (routing, top-k, permute, the fused kernel's launch) and a part per
+    distinct expert the step's ``tokens`` touch; 0 for a dense model.
+
+    References
+    ----------
+    .. [1] https://github.com/ai-dynamo/aiconfigurator (systems/data/h100_sxm/moe/vllm/0.14.0/
+       moe_perf.parquet): vLLM's fused-MoE layer on an H100, 1-64 tokens, over Mixtral,
+       DeepSeek-V3, Qwen3 and GPT-OSS shapes at TP 1-8, fits ``20-25 µs + 0.24-0.36 µs ×
+       touched experts + expert bytes / (0.72-0.77 × HBM bandwidth)`` with a median error of
+       10-11 % (presets/engines-EVIDENCE.md).
+    """
+    s = s.effective()
+    m = s.model
+    if not m.experts or not m.experts_per_token:
+        return np.zeros_like(np.asarray(tokens, dtype=float))
+    _, per_layer, per_expert = engines.moe_values(s.engine_figures, s.weights_dtype)
+    touched = roofline.experts_touched(tokens, m.experts, m.experts_per_token)
+    return m.layers * (per_layer + per_expert * touched) * US
+
+
+def moe_bw_efficiency(s: Scenario) -> float | None:
+    """The share of HBM bandwidth the expert GEMMs reach, or None where they read as dense
+    weights (a dense model, a profile without the refinement, or a bandwidth efficiency the
+    scenario sets itself)."""
+    s = s.effective()
+    if not s.model.experts or not s.bw_efficiency_auto:
+        return None
+    bw, _, _ = engines.moe_values(s.engine_figures, s.weights_dtype)
+    return bw
+
+
 def allreduce_s(s: Scenario, tokens) -> np.ndarray:
     """The tensor-parallel all-reduces of one step of ``tokens`` tokens [s]
     (:func:`roofline.allreduce_time` with the scenario's link, latency and model)."""
@@ -113,8 +146,8 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
     # mixture-of-experts engines read expert weights through grouped / fused-MoE kernels that
     # reach a lower share of the bandwidth, and pay routing work per MoE layer (engine profile)
-    fig = s.engine_figures
-    moe = bool(m.experts) and fig.moe_bw_efficiency is not None and s.bw_efficiency_auto
+    moe_eff = moe_bw_efficiency(s)
+    moe = moe_eff is not None
     expert_bytes = (
         roofline.weights_bytes(
             roofline.expert_params_read(
@@ -134,15 +167,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 
     t_mem = roofline.memory_time(bytes_per_gpu - expert_bytes, bw, s.bw_efficiency)
     if moe:
-        t_mem = t_mem + roofline.memory_time(expert_bytes, bw, fig.moe_bw_efficiency)
+        t_mem = t_mem + roofline.memory_time(expert_bytes, bw, moe_eff)
     t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
     t_comm = allreduce_s(s, padded)
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 
     launches, t_launch = launch_s(s, b)
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
-    if m.experts:
-        t_host = t_host + m.layers * fig.moe_us_per_layer * US
+    t_host = t_host + moe_overhead_s(s, b)
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {
@@ -211,6 +243,8 @@ def launch_figures(s: Scenario) -> dict:
     graph_bytes = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
     in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
     no_graphs = memory_figures(s.model_copy(update={"cuda_graphs": "none"}))
+    capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
+    capture_f = (1.0, 1.0) if s.raw.capture_s_per_graph else ranges.factors(s, "capture_s")
     return {
         "kernels": n,
         "launch_us": s.launch_us,
@@ -237,7 +271,10 @@ def launch_figures(s: Scenario) -> dict:
         "graphs_captured": graphs,
         "capture_sizes_count": len(s.capture_sizes),
         "largest_capture_size": max(s.capture_sizes),
-        "capture_s": float(launch.capture_seconds(graphs, s.capture_s_per_graph)),
+        "capture_s": capture,
+        # SPEC 4.3 "Ranges where the world is wide": the spread of published measurements
+        "capture_s_range": ranges.span(capture, capture_f),
         "graph_memory_gb": graph_bytes / GB,
+        "graph_memory_gb_range": ranges.graph_memory_range(s, graph_bytes / GB),
         "max_batch_without_graphs": no_graphs["max_batch"],
     }

@@ -58,11 +58,48 @@ class StartupExtras(BaseModel):
     kernel_jit_s: float = Field(0.0, ge=0, le=3600)
 
 
+ComputeDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+#: figures that carry a range beside the point (SPEC 4.3 "Ranges where the world is wide")
+RANGED = (
+    "capture_s",
+    "graph_memory",
+    "compile_s",
+    "weights_read",
+    "memory_profiling_s",
+    "kv_cache_init_s",
+    "warmup_s",
+    "kernel_jit_s",
+)
+
+
+class DtypeEfficiency(BaseModel):
+    """Achieved fractions of peak for one compute dtype, where they differ from the profile's
+    (FP8 GEMMs reach a lower share of bandwidth and FLOPS than BF16 ones)."""
+
+    model_config = _STRICT
+    bw_efficiency: float | None = Field(None, ge=0.001, le=1)
+    flops_efficiency: float | None = Field(None, ge=0.001, le=1)
+    prefill_efficiency: float | None = Field(None, ge=0.001, le=1)
+    moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
+    moe_us_per_layer: float | None = Field(None, ge=0, le=10000)
+    moe_us_per_expert: float | None = Field(None, ge=0, le=10000)
+
+
 class EngineFigures(BaseModel):
     """One version of a profile's numbers."""
 
     model_config = _STRICT
     version: Version
+    releases: Annotated[str, Field(max_length=40)] = Field(
+        "", description="engine releases these numbers describe, e.g. 0.8-0.10"
+    )
+    dtype_efficiency: dict[ComputeDtype, DtypeEfficiency] = Field(
+        default_factory=dict, description="refinements per weights dtype"
+    )
+    ranges: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="low and high factors on the point of each ranged figure (RANGED)",
+    )
     bw_efficiency: float = Field(ge=0.001, le=1)
     flops_efficiency: float = Field(ge=0.001, le=1)
     prefill_efficiency: float = Field(ge=0.001, le=1)
@@ -70,6 +107,9 @@ class EngineFigures(BaseModel):
     host_us_per_seq: float = Field(0.0, ge=0, le=10000)
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_us_per_layer: float = Field(0.0, ge=0, le=10000)
+    moe_us_per_expert: float = Field(
+        0.0, ge=0, le=10000, description="per distinct expert a step touches, per MoE layer"
+    )
     launch_us: float = Field(ge=0.001, le=1000)
     kernels_per_layer: int = Field(ge=1, le=1000)
     allreduce_latency_us: float = Field(ge=0, le=10000)
@@ -80,6 +120,14 @@ class EngineFigures(BaseModel):
     graph_mb_per_graph_per_khidden_per_tp: float = Field(0.0, ge=0, le=100000)
     capture_s_per_graph: float = Field(ge=0, le=600)
     capture_s_per_graph_per_layer: float = Field(0.0, ge=0, le=60)
+    capture_free_layers: int = Field(
+        0, ge=0, le=1000, description="layers a graph captures at the base cost alone"
+    )
+    graph_mb_per_graph_per_khidden: float = Field(0.0, ge=0, le=100000)
+    graph_capture_ref: int = Field(
+        512, ge=1, le=65536, description="largest capture size the graph memory was fitted at"
+    )
+    graph_moe_factor: float = Field(1.0, ge=0.1, le=100)
     compile_s: float = Field(ge=0, le=3600)
     compile_s_per_layer: float = Field(0.0, ge=0, le=600)
     compile_cached_s: float = Field(ge=0, le=3600)
@@ -96,11 +144,38 @@ class EngineFigures(BaseModel):
     sampler_bytes_per_seq_vocab: float = Field(0.0, ge=0, le=1000)
     max_num_batched_tokens_small_gpu: int | None = Field(None, ge=1, le=10_000_000)
     startup: StartupExtras = Field(default_factory=StartupExtras)
+    eager_startup: StartupExtras | None = Field(
+        None, description="the start-up steps with enforce-eager (no graphs, no compile)"
+    )
+    profile_activation_bytes_per_token_per_hidden: float = Field(0.0, ge=0, le=10000)
+    safetensors_gb_s_per_process: float | None = Field(
+        None, ge=0.01, le=1000, description="cold safetensors read per process (mmap faults)"
+    )
+    safetensors_gb_s_per_host: float | None = Field(
+        None, ge=0.01, le=10000, description="cold safetensors reads of all ranks on one host"
+    )
+    wake_h2d_share: float = Field(1.0, ge=0.01, le=1)
+    wake2_extra_s: float = Field(
+        0.0, ge=0, le=3600, description="a level-2 wake's fixed time beyond level 1's"
+    )
+    wake2_page_cache: bool = Field(
+        False, description="a level-2 wake rereads the checkpoint from the host page cache"
+    )
     weights_parallel_ranks: bool = False
     wake_fixed_s: float = Field(0.0, ge=0, le=3600)
     wake_h2d: Literal["pinned", "pageable"] = "pinned"
     pageable_h2d_share: float = Field(0.5, ge=0.01, le=1)
     sources: dict[str, Source] = Field(default_factory=dict)
+
+    @field_validator("ranges")
+    @classmethod
+    def _ranges(cls, value: dict) -> dict:
+        for key, (lo, hi) in value.items():
+            if key not in RANGED:
+                raise ValueError(f"ranges: unknown figure {key!r}; accepted: {', '.join(RANGED)}")
+            if not 0 < lo <= 1 <= hi <= 100:
+                raise ValueError(f"ranges.{key}: need 0 < low <= 1 <= high <= 100")
+        return value
 
     @field_validator("capture_sizes", mode="before")
     @classmethod
@@ -122,9 +197,25 @@ class EngineFigures(BaseModel):
             if k not in ("version", "sources", "startup") and isinstance(v, int | float)
         ]
         missing = [k for k in numeric if k not in self.sources and not _left_at_default(k, self)]
+        missing += [f"dtype_efficiency.{d}" for d in self.dtype_efficiency]
+        missing += [f"ranges.{k}" for k in self.ranges]
+        if self.eager_startup is not None:
+            missing.append("eager_startup")
+        missing = [k for k in missing if k not in self.sources]
         if missing:
             raise ValueError(f"sources is missing {', '.join(missing)}")
         return self
+
+
+def moe_values(fig: EngineFigures, weights_dtype: str) -> tuple[float | None, float, float]:
+    """The mixture-of-experts terms of a profile for a weights dtype: the bandwidth share the
+    expert GEMMs reach (None: as dense), the fixed time per MoE layer [µs] and the time per
+    distinct expert a step touches [µs] (the dtype's refinement where the profile has one)."""
+    d = fig.dtype_efficiency.get(weights_dtype) or DtypeEfficiency()
+    bw = d.moe_bw_efficiency if d.moe_bw_efficiency is not None else fig.moe_bw_efficiency
+    per_layer = d.moe_us_per_layer if d.moe_us_per_layer is not None else fig.moe_us_per_layer
+    per_expert = d.moe_us_per_expert if d.moe_us_per_expert is not None else fig.moe_us_per_expert
+    return bw, per_layer, per_expert
 
 
 def _left_at_default(key: str, fig: EngineFigures) -> bool:
@@ -140,19 +231,41 @@ class EngineProfile(EngineFigures):
     name: Annotated[str, Field(min_length=1, max_length=120)]
     description: Annotated[str, Field(max_length=600)] = ""
     previous: list[EngineFigures] = Field(default_factory=list)
+    bands: list[EngineFigures] = Field(
+        default_factory=list,
+        description="numbers for other engine releases (version = a release band, e.g. 0.9)",
+    )
 
     def figures(self, version: str | None = None) -> EngineFigures:
         """The numbers of ``version`` (the current one when None)."""
         if version is None or version == self.version:
             return self
-        for old in self.previous:
+        for old in [*self.bands, *self.previous]:
             if old.version == version:
                 return old
         raise KeyError(version)
 
     @property
     def versions(self) -> list[str]:
-        return [self.version] + [p.version for p in self.previous]
+        return [self.version] + [b.version for b in self.bands] + [p.version for p in self.previous]
+
+    def band_for(self, release: str) -> str | None:
+        """The version (band) whose ``releases`` hold an engine release such as ``0.8.5``, or
+        None when no band names it (the current numbers then apply)."""
+        got = _minor(release)
+        if got is None:
+            return None
+        for fig in [self, *self.bands]:
+            lo, _, hi = fig.releases.partition("-")
+            lo_v, hi_v = _minor(lo), _minor(hi or lo)
+            if lo_v is not None and hi_v is not None and lo_v <= got <= hi_v:
+                return fig.version
+        return None
+
+
+def _minor(text: str) -> tuple[int, int] | None:
+    m = re.match(r"\s*v?(\d{1,3})\.(\d{1,3})", str(text))
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 @lru_cache(maxsize=1)
@@ -196,6 +309,25 @@ def normalise(value: str) -> str:
     return f"{ident}@{version}"
 
 
+def engine_for_log(release: str | None, kind: str | None = None) -> str | None:
+    """The vLLM profile and band a start-up log's release runs on (``vllm-v0@…``,
+    ``vllm@0.9``, ``vllm@<current>``), or None when the log states neither its release nor its
+    engine. ``kind`` is the log's ``V0`` / ``V1`` where it says so; a release before 0.8 is V0.
+
+    References
+    ----------
+    .. [1] ``presets/engines.yaml``: the vllm profile's ``bands`` (``releases`` of each).
+    """
+    profiles = engine_profiles()
+    minor = _minor(release) if release else None
+    if kind == "V0" or (kind is None and minor is not None and minor < (0, 8)):
+        return normalise("vllm-v0")
+    if minor is None:
+        return normalise("vllm") if kind == "V1" else None
+    band = profiles[DEFAULT_ENGINE].band_for(release)
+    return normalise(f"{DEFAULT_ENGINE}@{band}" if band else DEFAULT_ENGINE)
+
+
 def split(engine: str) -> tuple[EngineProfile, EngineFigures]:
     """The profile and the figures of a normalised ``id@version``."""
     ident, _, version = engine.partition("@")
@@ -233,6 +365,9 @@ def engine_values(
     gpus: int,
     link_gb_s: float,
     memory_gib: float = 80.0,
+    weights_dtype: str = "bf16",
+    experts: int | None = None,
+    capture_sizes: list[int] | None = None,
 ):
     """The value of every :data:`ENGINE_KNOBS` key for a model and a GPU set.
 
@@ -250,22 +385,40 @@ def engine_values(
     memory_gib : float
         GPU memory; below the profile's ``small_gpu_gib`` the engine's smaller prefill chunk
         applies (vLLM: 2048 tokens instead of 8192). [GiB]
+    weights_dtype : str
+        The weights' dtype: the profile's ``dtype_efficiency`` for it replaces the BF16
+        efficiencies (FP8 scaled-mm kernels reach less; MXFP4 experts run a slower MoE path).
+    experts : int or None
+        Mixture-of-experts models keep more graph memory (``graph_moe_factor``).
+    capture_sizes : list of int or None
+        The scenario's own capture sizes when it sets them: graph memory grows with the largest.
 
     Notes
     -----
-    Graph memory per graph grows with the activations a graph keeps, ∝ hidden / TP:
-    ``graph_mb = base + per_khidden_per_tp × hidden / 1000 / gpus``. Capture and compile time grow
-    with the layers captured / traced: ``base + per_layer × layers``.
+    Graph memory per graph grows with the activations a graph keeps: ``graph_mb = (base +
+    per_khidden × hidden / 1000 × largest / ref + per_khidden_per_tp × hidden / 1000 / gpus) ×
+    (moe factor)`` (profiles from 2026.12 use the first slope, which published logs support;
+    2026.11 kept the second). Capture time grows with the layers a graph captures beyond the
+    first few, ``base + per_layer × max(layers − free, 0)``; compile time with the layers
+    traced, ``base + per_layer × layers``.
 
     References
     ----------
     .. [1] ``presets/engines.yaml`` and ``presets/engines-EVIDENCE.md`` (the fits and their sources).
     """
     compile_s = fig.compile_s + fig.compile_s_per_layer * layers
+    eff = fig.dtype_efficiency.get(weights_dtype) or DtypeEfficiency()
+    sizes = capture_sizes or fig.capture_sizes
+    khidden = hidden / 1000
+    graph_mb = (
+        fig.graph_mb_per_graph
+        + fig.graph_mb_per_graph_per_khidden * khidden * max(sizes) / fig.graph_capture_ref
+        + fig.graph_mb_per_graph_per_khidden_per_tp * khidden / max(gpus, 1)
+    ) * (fig.graph_moe_factor if experts else 1.0)
     return {
-        "bw_efficiency": fig.bw_efficiency,
-        "flops_efficiency": fig.flops_efficiency,
-        "prefill_efficiency": fig.prefill_efficiency,
+        "bw_efficiency": eff.bw_efficiency or fig.bw_efficiency,
+        "flops_efficiency": eff.flops_efficiency or fig.flops_efficiency,
+        "prefill_efficiency": eff.prefill_efficiency or fig.prefill_efficiency,
         "host_ms": fig.host_ms,
         "host_us_per_seq": fig.host_us_per_seq,
         "launch_us": fig.launch_us,
@@ -277,9 +430,9 @@ def engine_values(
         ),
         "cuda_graphs": fig.cuda_graphs,
         "capture_sizes": list(fig.capture_sizes),
-        "graph_mb_per_graph": fig.graph_mb_per_graph
-        + fig.graph_mb_per_graph_per_khidden_per_tp * hidden / 1000 / max(gpus, 1),
-        "capture_s_per_graph": fig.capture_s_per_graph + fig.capture_s_per_graph_per_layer * layers,
+        "graph_mb_per_graph": graph_mb,
+        "capture_s_per_graph": fig.capture_s_per_graph
+        + fig.capture_s_per_graph_per_layer * max(layers - fig.capture_free_layers, 0),
         "compile_s": compile_s if fig.compiles else 0.0,
         "compile_cached_s": min(fig.compile_cached_s, compile_s) if fig.compiles else 0.0,
         "max_num_batched_tokens": (

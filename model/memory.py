@@ -40,7 +40,8 @@ def kv_shards_of(s: Scenario) -> int:
 def engine_reserve_bytes(s: Scenario) -> float:
     """HBM per GPU the engine keeps beside weights, graphs and KV cache [B]: memory outside
     PyTorch (CUDA context, NCCL and all-reduce buffers) and the activation peak of its
-    profiling run, dominated by the sampler's logits (max_num_seqs × vocab, fp32 copies).
+    profiling run: the sampler's logits (max_num_seqs × vocab, fp32 copies) and, where the
+    profile says so (vLLM V0), the activations of the profiled max_num_batched_tokens.
 
     References
     ----------
@@ -54,7 +55,14 @@ def engine_reserve_bytes(s: Scenario) -> float:
         if s.hardware.memory_gb >= fig.small_gpu_gib
         else fig.max_num_seqs_small_gpu
     )
-    return non_torch * GIB + seqs * s.model.vocab * fig.sampler_bytes_per_seq_vocab
+    # V0's profiling run pushes max_num_batched_tokens tokens through the model at once: its
+    # activations (≈ 27 B per hidden element per token for Llama-3-8B) stay in the peak
+    activations = (
+        fig.profile_activation_bytes_per_token_per_hidden
+        * s.max_num_batched_tokens
+        * s.model.hidden
+    )
+    return non_torch * GIB + seqs * s.model.vocab * fig.sampler_bytes_per_seq_vocab + activations
 
 
 def usable_bytes_per_gpu(memory, utilization, weights_per_gpu, graph_memory):

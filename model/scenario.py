@@ -539,6 +539,9 @@ class Scenario(BaseModel):
             gpus=self.gpus,
             link_gb_s=self.hardware.interconnect_gb_s,
             memory_gib=self.hardware.memory_gb,
+            weights_dtype=self.weights_dtype,
+            experts=self.model.experts,
+            capture_sizes=self.capture_sizes,
         )
 
     @property

@@ -55,7 +55,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from model import launch, memory, roofline
-from model.decode import allreduce_s, launch_s, matmul_params, peaks, weights_read_bytes
+from model.decode import (
+    allreduce_s,
+    launch_s,
+    matmul_params,
+    moe_bw_efficiency,
+    moe_overhead_s,
+    peaks,
+    weights_read_bytes,
+)
 from model.scenario import Scenario
 from model.units import MS, US
 
@@ -121,8 +129,6 @@ class StepModel:
         self.pre_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.prefill_efficiency)
         self.host_s = s.host_ms * MS
         self.host_seq_s = s.host_us_per_seq * US
-        fig = s.engine_figures
-        self.moe_s = m.layers * fig.moe_us_per_layer * US if m.experts else 0.0
         self.size = int(min(max(max_tokens, 1), MAX_TABLE_TOKENS)) + 1
         t = np.arange(self.size, dtype=float)
         self._dec = self._decode_parts(t)
@@ -136,9 +142,8 @@ class StepModel:
         graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
         padded = np.where(graph, launch.padded_batch(np.maximum(b, 1), s.capture_sizes), b)
         w = weights_read_bytes(s, np.maximum(b, 1)) / s.gpus
-        fig = s.engine_figures
-        moe = bool(m.experts) and fig.moe_bw_efficiency is not None and s.bw_efficiency_auto
-        if moe:
+        moe_eff = moe_bw_efficiency(s)
+        if moe_eff is not None:
             expert = (
                 roofline.weights_bytes(
                     roofline.expert_params_read(
@@ -153,7 +158,7 @@ class StepModel:
                 / s.gpus
             )
             w_s = roofline.memory_time(w - expert, bw, s.bw_efficiency) + roofline.memory_time(
-                expert, bw, fig.moe_bw_efficiency
+                expert, bw, moe_eff
             )
         else:
             w_s = roofline.memory_time(w, bw, s.bw_efficiency)
@@ -165,7 +170,9 @@ class StepModel:
             "lin_s": padded * self.dec_lin_s,
             "comm_s": allreduce_s(s, padded),
             "launch_s": t_launch,
-            "host_s": self.host_s + b * self.host_seq_s + self.moe_s,
+            "host_s": self.host_s
+            + b * self.host_seq_s
+            + moe_overhead_s(s, np.maximum(b, 1)) * (b > 0),
         }
 
     # steps with prefill: the terms of model.request.request_figures for every token count
@@ -243,7 +250,8 @@ class StepModel:
             + p_attn * self.pre_attn_s
         )
         t_gpu = max(t_mem, t_cmp) + p["comm_s"]
-        host = self.host_s + n_dec * self.host_seq_s + (self.moe_s if n_dec else 0.0)
+        # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
+        host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
         return float(max(t_gpu, p["launch_s"]) + host)
 
 

@@ -66,9 +66,14 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
         version = row.get("engine_version", "")
         v0 = bool(re.match(r"^(V0|0\.[2-6]\.)", version))
         pairs.append(("engine", "vllm-v0" if row["engine"] == "vllm" and v0 else row["engine"]))
+    v0_engine = ("engine", "vllm-v0") in pairs
     for item in row.get("extra", "").split():
         key, _, value = item.partition("=")
-        if key == "enforce_eager" and value.lower() == "true":
+        if key == "max_model_len" and v0_engine and value.isdigit() and int(value) <= 32768:
+            # V0 runs chunked prefill only above 32K; below, its profiling run (and every
+            # step's token budget) is max(max_model_len, 2048) tokens (vllm 0.6 arg_utils)
+            pairs.append(("max_num_batched_tokens", str(max(int(value), 2048))))
+        elif key == "enforce_eager" and value.lower() == "true":
             pairs.append(("cuda_graphs", "none"))
         elif key == "load_format" and value in LOADERS:
             pairs.append(("loader", value))

@@ -68,7 +68,8 @@ def test_a_link_names_the_engine_version_and_an_old_version_keeps_its_numbers(
     raw = yaml.safe_load((datafiles.PRESETS_DIR / "engines.yaml").read_text())
     old = dict(raw["vllm"])
     old.pop("name"), old.pop("description", None)
-    new = dict(raw["vllm"], version="2099.1", host_ms=9.0, previous=[old])
+    older, bands = old.pop("previous", []), old.pop("bands", [])
+    new = dict(raw["vllm"], version="2099.1", host_ms=9.0, previous=[old, *older], bands=bands)
     raw["vllm"] = new
     folder = tmp_path / "presets"
     folder.mkdir()
@@ -195,9 +196,16 @@ def test_enforce_eager_start_has_no_compile_and_no_capture(scenario):
 
 
 def test_wake_is_a_fixed_part_plus_the_copy(scenario):
+    # level 1 copies the weights back at half the pinned rate (issue 20: the cumem allocator's
+    # tensor-by-tensor copies reach 10-13 GB/s on an A100 whose pinned H2D is 25 GB/s)
     c = evaluate(scenario(sleep_level="1"))["cold_start"]
-    fixed = engines.engine_profiles()["vllm"].wake_fixed_s
-    assert_allclose(c["wake_s"], fixed + c["weights_h2d_s"])
+    p = engines.engine_profiles()["vllm"]
+    assert p.wake_h2d_share == 0.5
+    assert_allclose(c["wake_s"], p.wake_fixed_s + c["weights_h2d_s"] / 0.5)
+    # level 2 rereads the checkpoint from the page cache, plus the loader's own fixed time
+    c2 = evaluate(scenario(sleep_level="2"))["cold_start"]
+    assert c2["wake_s"] < c2["weights_s"]
+    assert c2["wake_s"] > p.wake_fixed_s + p.wake2_extra_s
 
 
 @pytest.mark.parametrize(

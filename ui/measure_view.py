@@ -277,14 +277,17 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
         st.dataframe(ds, hide_index=True, width="stretch")
     row = st.columns([1, 1, 3])
     keys = out["keys"]
-    applied = bool(keys) and all(float(f"{key_value(s, k):.4g}") == v for k, v in keys.items())
+    engine = cal.engine if cal.engine and cal.engine != s.engine else None
+    applied = not engine and (
+        not keys or all(float(f"{key_value(s, k):.4g}") == v for k, v in keys.items())
+    )
     row[0].button(
         "Apply the fit",
         type="primary",
-        disabled=not keys or applied,
+        disabled=(not keys and not engine) or applied,
         key=state.watch_widget("w_meas_apply", False),
         on_click=apply_fit,
-        args=(keys, list(s.calibrated or [])),
+        args=(keys, list(s.calibrated or []), engine),
         help="Writes the fitted values into the scenario as ordinary keys; every lens uses "
         "them and the share link carries them.",
     )
@@ -296,21 +299,21 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
         args=(list(s.calibrated or []),),
         help="Drops the calibrated keys: the engine profile's values apply again.",
     )
-    if keys:
-        row[2].caption(
-            "Apply sets "
-            + ", ".join(
-                f"{key_name(k)} to {v:g} {UNITS.get(k, '')}".rstrip() for k, v in keys.items()
-            )
-            + "; every page then uses them."
-        )
+    if keys or engine:
+        sets = [f"{key_name(k)} to {v:g} {UNITS.get(k, '')}".rstrip() for k, v in keys.items()]
+        if engine:
+            sets.insert(0, f"the engine to {engine} (the start-up log's vLLM release)")
+        row[2].caption("Apply sets " + ", ".join(sets) + "; every page then uses them.")
 
 
-def apply_fit(keys: dict, already: list[str]) -> None:
+def apply_fit(keys: dict, already: list[str], engine: str | None = None) -> None:
     listed = list(dict.fromkeys([*already, *keys]))
-    state.apply_change(
-        [(k, repr(float(v))) for k, v in keys.items()] + [("calibrated", ",".join(listed))]
-    )
+    pairs = [(k, repr(float(v))) for k, v in keys.items()]
+    if keys:
+        pairs.append(("calibrated", ",".join(listed)))
+    if engine:
+        pairs.insert(0, ("engine", engine))
+    state.apply_change(pairs)
 
 
 def reset_fit(keys: list[str]) -> None:
