@@ -4,7 +4,13 @@
 import streamlit as st
 
 from ui import lens_view
-from ui.layout import assumption_line, calibration_notice, glossary, scenario_caption
+from ui.layout import (
+    accuracy_panel,
+    assumption_line,
+    calibration_notice,
+    glossary,
+    scenario_caption,
+)
 from ui.lenses.home import HOME
 from ui.sidebar import draw_sidebar, page_scenario
 
@@ -45,4 +51,6 @@ shown.metrics("scale_to_zero")
 st.page_link(
     "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
 )
+with st.expander("How far off can this be? The defaults against published measurements"):
+    accuracy_panel(expanded_note=True)
 glossary()

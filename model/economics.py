@@ -81,6 +81,7 @@ class Service:
     gpus: int
     price_per_gpu_hour: float
     capacity_basis: str = "slo"  # slo | saturation | request (model.serving.replica)
+    cold_range_s: tuple[float, float] | None = None  # the published spread (SPEC 4.3) [s]
 
 
 def service_of(s: Scenario) -> Service:
@@ -111,6 +112,7 @@ def service_of(s: Scenario) -> Service:
         gpus=s.gpus,
         price_per_gpu_hour=float(s.price_per_gpu_hour_usd),
         capacity_basis=rep["basis"],
+        cold_range_s=tuple(float(x) for x in cs["total_s_range"]),
     )
 
 
@@ -497,8 +499,23 @@ def economics(s: Scenario, trace=None) -> dict:
     else:
         out["requests_per_day"] = float(np.sum(profile_rates(s))) * HOUR_S
     out["break_even_cold_start_s"] = break_even(s, svc, trace, out["warm"]["total_usd_per_day"])
+    out.update(cold_range_verdict(svc, out["break_even_cold_start_s"]))
     out.update(penalty_flips(out, best, s.sla_penalty_usd))
     return out
+
+
+def cold_range_verdict(svc: Service, break_even_s: float | None) -> dict:
+    """Whether scaling to zero against keeping warm flips inside the cold start's range (SPEC
+    4.3: the same start-up varies many times over between real servers). Below the
+    break-even cold start scaling to zero is the cheaper of the two; a break-even inside
+    ``[low, high]`` means the range holds both answers, so the start-up is worth measuring
+    before the decision is taken."""
+    lo, hi = svc.cold_range_s or (svc.cold_s, svc.cold_s)
+    inside = break_even_s is not None and break_even_s > 0 and lo <= break_even_s <= hi
+    return {
+        "cold_start_range_s": [lo, hi],
+        "decision_flips_in_cold_range": bool(inside),
+    }
 
 
 def penalty_flips(strategies: dict, best: str, penalty: float) -> dict:

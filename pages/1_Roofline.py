@@ -18,7 +18,7 @@ scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graph
 fit_warning(shown.f["memory"], s)
 shown.metrics("headline")
 shown.metrics("request")
-assumption_line(s)
+assumption_line(s, lens="roofline")
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.

@@ -5,6 +5,7 @@ import streamlit as st
 
 from ui import lens_view
 from ui.buckets import bucket_editor
+from ui.cold_controls import release_control
 from ui.formulas import launch_formulas
 from ui.layout import assumption_line, fit_warning, lazy_tabs, scenario_caption, weights_size_notice
 from ui.lenses.launch import LAUNCH
@@ -27,7 +28,7 @@ shown.notice("eager", "info")
 shown.notice("fallback", "warning")
 shown.metrics("headline")
 shown.metrics("second")
-assumption_line(s)
+assumption_line(s, lens="launch")
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
 # change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).
@@ -69,6 +70,8 @@ if tabs[2].open:
         with left:
             bucket_editor(s)
             shown.metrics("buckets")
+            shown.markdown("capture-ranges")
+            release_control(s)
         shown.chart("capture-buckets", where=right)
 if tabs[3].open:
     with tabs[3]:

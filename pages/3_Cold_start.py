@@ -7,7 +7,7 @@ import streamlit as st
 from model.presets import cold_start_presets
 from ui import lens_view
 from ui.buckets import bucket_editor
-from ui.cold_controls import cold_controls
+from ui.cold_controls import cold_controls, release_control
 from ui.formulas import cold_start_formulas
 from ui.layout import (
     assumption_line,
@@ -37,7 +37,10 @@ if not shown.f["memory"]["weights_fit"]:
     fit_warning(shown.f["memory"], s, "the start-up figures below")
 shown.metrics("totals")
 shown.metrics("items")
-assumption_line(s, focus="cold_start")
+ranges_left, ranges_right = st.columns([4, 1])
+shown.markdown("ranges", where=ranges_left)
+release_control(s, ranges_right)
+assumption_line(s, focus="cold_start", lens="cold_start")
 weights_size_notice(
     shown.f["memory"], s, "item 4, its read and copy times and the loading timeline use it"
 )

@@ -22,7 +22,7 @@ shown.notice("does_not_fit", "error")
 shown.metrics("headline")
 shown.metrics("run")
 shown.notice("saturated", "warning")
-assumption_line(s)
+assumption_line(s, lens="serving")
 draw_sidebar()
 
 serving_view.controls(s)

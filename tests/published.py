@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from statistics import median
 
+from model import engines
 from model.errors import ScenarioError
 from model.evaluate import evaluate
 from model.overrides import resolve
@@ -31,6 +32,28 @@ FIGURE = {
     "graph_memory_gib": ("memory", "graph_memory_gib"),
     "ttft_ms": ("request", "ttft_ms"),
     "latency_s": ("request", "e2e_s"),
+}
+#: quantity → the JSON key of its range (SPEC 4.3), for the start-up figures that carry one
+RANGE = {
+    "weights_load_s": ("cold_start", "weights_s_range"),
+    "capture_s": ("launch", "capture_s_range"),
+    "graph_memory_gib": ("launch", "graph_memory_gb_range"),
+    "compile_s": ("cold_start", "compile_s_range"),
+}
+#: the figure categories of the accuracy panel ("How far off can this be?")
+CATEGORY = {
+    "t_step_ms": "decode step",
+    "latency_s": "decode step",
+    "ttft_ms": "time to first token",
+    "kv_cache_gib": "memory",
+    "kv_cache_tokens": "memory",
+    "weights_gib": "memory",
+    "graph_memory_gib": "memory",
+    "weights_load_s": "start-up",
+    "capture_s": "start-up",
+    "compile_s": "start-up",
+    "compile_cached_s": "start-up",
+    "wake_s": "sleep wake",
 }
 #: keys of the ``extra`` column that are scenario facts, and the scenario key each sets
 EXTRA_KEYS = {
@@ -62,11 +85,17 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
     ):
         if row.get(key):
             pairs.append((key, row[key]))
-    if row.get("engine") in ("vllm", "sglang"):
+    if row.get("engine") == "sglang":
+        pairs.append(("engine", "sglang"))
+    elif row.get("engine") == "vllm":
+        # the profile and release band a log of that release runs on (the Measurements
+        # page's choice, model.engines.engine_for_log): "V0 0.6.4", "V1 ~0.9.2", "0.24.0"
         version = row.get("engine_version", "")
-        v0 = bool(re.match(r"^(V0|0\.[2-6]\.)", version))
-        pairs.append(("engine", "vllm-v0" if row["engine"] == "vllm" and v0 else row["engine"]))
-    v0_engine = ("engine", "vllm-v0") in pairs
+        kind = version[:2] if version[:2] in ("V0", "V1") else None
+        release = re.search(r"\d+\.\d+(?:\.\d+)?", version)
+        engine = engines.engine_for_log(release.group(0) if release else None, kind)
+        pairs.append(("engine", engine or "vllm"))
+    v0_engine = any(k == "engine" and v.startswith("vllm-v0") for k, v in pairs)
     for item in row.get("extra", "").split():
         key, _, value = item.partition("=")
         if key == "max_model_len" and v0_engine and value.isdigit() and int(value) <= 32768:
@@ -89,13 +118,29 @@ def predict(row: dict, figures: dict) -> float | None:
         return figures[section][key]
     knobs = figures["engine"]["knobs"]
     if q == "compile_s":
-        return knobs["compile_s"]
+        # an engine that compiles nothing by default (V0, SGLang) ran with a flag to compile:
+        # not a configuration the defaults describe
+        return knobs["compile_s"] or None
     if q == "compile_cached_s":
         return knobs["compile_cached_s"]
     if q == "wake_s":
         level = 2 if "sleep_level=2" in row.get("extra", "") else 1
         return figures["cold_start"][f"wake_level{level}_s"]
     return None
+
+
+def predict_range(row: dict, figures: dict) -> list[float] | None:
+    """The row's figure's range (SPEC 4.3) in the row's unit, where the figure has one."""
+    q = row["quantity"]
+    if q not in RANGE:
+        return None
+    section, key = RANGE[q]
+    lo, hi = figures[section][key]
+    if q == "graph_memory_gib":  # the range is in GB
+        lo, hi = lo * 1e9 / 2**30, hi * 1e9 / 2**30
+    if q == "compile_s" and figures["cold_start"]["compile_s"] == 0:
+        return None  # the engine compiles nothing by default; the row's compile is not its own
+    return [float(lo), float(hi)]
 
 
 def compare() -> list[dict]:
@@ -108,21 +153,81 @@ def compare() -> list[dict]:
             s, _ = resolve(pairs, strict=True)
         except ScenarioError:
             continue
-        figures = evaluate(s)
+        figures = evaluate(s, economics_section=False)
         pred = predict(row, figures)
         if pred is None:
             continue
         measured = float(row["value"])
+        span = predict_range(row, figures)
         out.append(
             {
                 "id": row["id"],
                 "quantity": row["quantity"],
+                "category": CATEGORY.get(row["quantity"], row["quantity"]),
+                "split": row.get("split") or "seen",
                 "measured": measured,
                 "predicted": float(pred),
                 "error": abs(float(pred) - measured) / measured,
+                "range": span,
+                "in_range": None if span is None else span[0] <= measured <= span[1],
                 "source": row["source"],
             }
         )
+    return out
+
+
+def accuracy(records: list[dict] | None = None) -> dict:
+    """The accuracy panel's figures: per category, for the rows a profile number was fitted on
+    or chosen with in view (``in_sample``: split ``fit`` or ``seen``) and for the rows added
+    after the profiles were fixed (``held_out``), the number of measurements, the median and
+    worst relative error and, for ranged start-up figures, the share inside their range; the
+    Serving table's concurrency-1 / light-load / saturation figures beside them."""
+    from tests import published_serving
+
+    records = compare() if records is None else records
+    out: dict = {"categories": {}}
+
+    def stats(recs: list[dict]) -> dict:
+        if not recs:
+            return {"n": 0}
+        errs = sorted(r["error"] for r in recs)
+        ranged = [r for r in recs if r["in_range"] is not None]
+        got = {
+            "n": len(recs),
+            "median_pct": round(100 * median(errs), 1),
+            "worst_pct": round(100 * errs[-1], 1),
+            "fitted": sum(r["split"] == "fit" for r in recs),
+        }
+        if ranged:
+            got["ranged"] = len(ranged)
+            got["in_range_pct"] = round(100 * sum(r["in_range"] for r in ranged) / len(ranged), 1)
+        return got
+
+    for cat in dict.fromkeys(CATEGORY.values()):
+        recs = [r for r in records if r["category"] == cat]
+        out["categories"][cat] = {
+            "in_sample": stats([r for r in recs if r["split"] != "held_out"]),
+            "held_out": stats([r for r in recs if r["split"] == "held_out"]),
+        }
+    serving = published_serving.compare()
+    for cls in ("concurrency 1", "light load", "saturation"):
+        cat = f"serving, {cls}"
+        split = {}
+        for held, name in ((False, "in_sample"), (True, "held_out")):
+            recs = [
+                {"error": abs(r["error"]), "split": "fit", "in_range": None}
+                for r in serving
+                if "metric" in r and r["held_out"] == held and r["class"] == cls
+            ]
+            split[name] = stats(recs)
+            if held:
+                split[name]["fitted"] = 0
+        out["categories"][cat] = split
+    every = (
+        [r for r in records if r["split"] != "held_out"],
+        [r for r in records if r["split"] == "held_out"],
+    )
+    out["overall"] = {"in_sample": stats(every[0]), "held_out": stats(every[1])}
     return out
 
 
@@ -131,7 +236,30 @@ def median_error(records: list[dict], quantity: str | None = None) -> float:
     return median(errs)
 
 
+ACCURACY_FILE = Path(__file__).parent.parent / "presets" / "accuracy.json"
+
+
+def write_accuracy() -> dict:
+    """Record :func:`accuracy` in ``presets/accuracy.json``, the file the app's panel reads
+    (``tests/test_accuracy.py`` fails when it is out of date)."""
+    import json
+
+    got = accuracy()
+    body = {
+        "note": "written by python -m tests.published --write; do not edit by hand",
+        "engine_versions": {k: p.version for k, p in engines.engine_profiles().items()},
+        **got,
+    }
+    ACCURACY_FILE.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    return body
+
+
 if __name__ == "__main__":  # python -m tests.published: the table behind the README's figure
+    import sys
+
+    if "--write" in sys.argv:
+        write_accuracy()
+        print(f"wrote {ACCURACY_FILE}")
     recs = compare()
     for r in recs:
         print(
@@ -141,3 +269,14 @@ if __name__ == "__main__":  # python -m tests.published: the table behind the RE
     print(f"rows compared: {len(recs)}; median error {median_error(recs):.1%}; ")
     steps = [r for r in recs if r["quantity"] == "t_step_ms"]
     print(f"decode steps: {len(steps)} rows, median error {median_error(recs, 't_step_ms'):.1%}")
+    acc = accuracy(recs)
+    for cat, split in acc["categories"].items():
+        cells = []
+        for name in ("in_sample", "held_out"):
+            st = split[name]
+            cells.append(
+                f"{name} n={st['n']}"
+                + (f" median {st['median_pct']}% worst {st['worst_pct']}%" if st["n"] else "")
+                + (f" in range {st['in_range_pct']}%" if "in_range_pct" in st else "")
+            )
+        print(f"{cat:<28} " + " | ".join(cells))

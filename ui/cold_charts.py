@@ -41,7 +41,9 @@ ITEM_PATTERNS = [".", "x", "-", "", "/"]
 
 
 def waterfall_figure(current: dict, optimised: dict):
-    """The five items as a waterfall, this scenario beside its optimised counterpart."""
+    """The five items as a waterfall, this scenario beside its optimised counterpart; where the
+    scenario's items carry ranges (SPEC 4.3), error bars on its bars from each item's low to
+    high and on the total from the sum of the ranges."""
     data = []
     # colour and outline: this scenario plain, the optimised one outlined (waterfall bars take
     # no pattern), the measured one (measure_charts.measured_waterfall) grey with a thick edge
@@ -59,17 +61,29 @@ def waterfall_figure(current: dict, optimised: dict):
                 "measure": ["relative"] * len(ITEMS) + ["total"],
                 "text": [f"{fig[key]:.1f}" for key, _, _ in ITEMS] + [f"{fig['total_s']:.1f} s"],
                 "textposition": "outside",
+                # explicit places (the error bars below sit on this scenario's bars)
+                "width": 0.38,
+                "offset": -0.39 if name == "this scenario" else 0.01,
                 "increasing": {"marker": {"color": color, "line": edge}},
                 "totals": {"marker": {"color": color, "line": {"color": INK, "width": 1.5}}},
                 "connector": {"line": {"color": GREY, "dash": "dot"}},
                 "hovertemplate": "%{x}: %{y:.2f} s<extra>" + name + "</extra>",
             }
         )
+    bars = _range_bars(current)
+    if bars:
+        data.append(bars)
     floor = current["floor_s"]
     layout = base_layout(
         "Cold start, item by item (waterfall)",
         legend_rows=1,
         waterfallmode="group",
+        xaxis2={
+            "overlaying": "x",
+            "range": [-0.5, len(ITEMS) + 0.5],
+            "visible": False,
+            "fixedrange": True,
+        },
         yaxis={"title": {"text": "seconds to ready"}, "rangemode": "tozero"},
         shapes=[
             {
@@ -101,6 +115,47 @@ def waterfall_figure(current: dict, optimised: dict):
     )
     layout["margin"]["r"] = 105
     return figure(data, layout)
+
+
+def _range_bars(current: dict) -> dict | None:
+    """Error bars from each ranged item's low to high, at its bar's top (the bars before it
+    at their points), and on the total from the sum of the ranges; None when every figure is
+    a point."""
+    keys = [key for key, _, _ in ITEMS]
+    lo_hi = [current.get(f"{k}_range", [current[k], current[k]]) for k in keys]
+    lo_hi.append(current.get("total_s_range", [current["total_s"]] * 2))
+    if all(hi <= lo * (1 + 1e-9) for lo, hi in lo_hi):
+        return None
+    tops, before = [], 0.0
+    for k in keys:
+        before += current[k]
+        tops.append(before)
+    tops.append(current["total_s"])
+    points = [current[k] for k in keys] + [current["total_s"]]
+    plus = [hi - p for (lo, hi), p in zip(lo_hi, points, strict=True)]
+    minus = [p - lo for (lo, hi), p in zip(lo_hi, points, strict=True)]
+    labels = [label for _, label, _ in ITEMS] + ["ready"]
+    return {
+        "type": "scatter",
+        "xaxis": "x2",
+        "x": np.arange(len(tops), dtype=float) - 0.2,
+        "y": np.array(tops),
+        "mode": "markers",
+        "marker": {"size": 1, "color": INK},
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": np.array(plus),
+            "arrayminus": np.array(minus),
+            "color": INK,
+            "thickness": 1.5,
+            "width": 6,
+        },
+        "name": "range (published spread)",
+        "customdata": np.array([[lo, hi] for lo, hi in lo_hi]),
+        "text": labels,
+        "hovertemplate": "%{text}: %{customdata[0]:.1f}–%{customdata[1]:.1f} s<extra>range</extra>",
+    }
 
 
 def columns_figure(columns: dict[str, dict]):
@@ -172,7 +227,7 @@ LANE_KINDS = (
 )
 
 
-def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
+def weights_timeline_figure(timeline: dict, loader_overlaps: bool, weights_range=None):
     """Item 4 chunk by chunk: the read lane, the host-memory pass lane (only for a loader that
     makes one: pickle) and the host→device lane, in series (read, pass, then copy) and
     overlapped (the copy streams beside the reading side). The scenario's loader's lanes are
@@ -231,10 +286,43 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool):
             }
         )
     top = max(timeline["series"]["end"], timeline["overlapped"]["end"])
+    shapes = []
+    if weights_range is not None and weights_range[1] > weights_range[0] * (1 + 1e-9):
+        # the band where item 4 ends across the spread of published cold reads (SPEC 4.3)
+        lo, hi = (float(x) for x in weights_range)
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": lo,
+                "x1": hi,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": GREY,
+                "opacity": 0.18,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+        notes.append(
+            {
+                "x": (lo + hi) / 2,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "yanchor": "bottom",
+                "text": f"item 4 ends in {lo:.1f}–{hi:.1f} s (published spread)",
+                "showarrow": False,
+                "font": {"size": 11},
+            }
+        )
+        top = max(top, hi / 1.25)
     layout = base_layout(
         "Loading the weights: read and copy, in series and overlapped",
         legend_rows=1,
         height=250 + 20 * len(lanes),
+        shapes=shapes,
         xaxis={"title": {"text": "seconds into item 4"}, "range": [0, top * 1.4]},
         yaxis={
             "tickmode": "array",

@@ -112,3 +112,39 @@ def cold_controls(s: Scenario) -> None:
                 help=f"Empty = the {whose} {auto:g}.",
             )
     state.adopt_browser_values()
+
+
+def release_label(fig) -> str:
+    """A profile version as a reader names it: its releases, or the revision it is."""
+    if fig.releases:
+        lo, _, hi = fig.releases.partition("-")
+        return f"vLLM {lo} and later" if hi.startswith("0.99") else f"vLLM {lo}–{hi}"
+    return f"revision {fig.version}"
+
+
+def release_control(s: Scenario, where=None) -> None:
+    """The engine release the start-up numbers are for (the fact that narrows the capture
+    range most): the vLLM profile's current numbers or a band of earlier releases
+    (``vllm@0.9``). Shown only for a vLLM V1 scenario; the link carries the choice."""
+    if s.engine_id != "vllm":
+        return
+    profile = s.engine_profile
+    options = [profile.version] + [b.version for b in profile.bands]
+    if s.engine_version not in options:  # a pinned earlier revision stays selectable
+        options.append(s.engine_version)
+    where = where or st
+    where.selectbox(
+        "vLLM release",
+        options,
+        key=_sync("w_engine_release", s.engine_version),
+        format_func=lambda v: release_label(profile.figures(v)),
+        on_change=_on_release,
+        help="The release the start-up numbers are for: V1 0.8–0.10 capture piecewise graphs "
+        "at ~0.4 s each, 0.11 and later full and piecewise graphs ~10× faster. A start-up log "
+        "that states its release sets it on the Measurements page.",
+    )
+
+
+def _on_release() -> None:
+    version = st.session_state["w_engine_release"]
+    state.apply_change([("engine", f"vllm@{version}")])

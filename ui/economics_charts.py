@@ -212,9 +212,11 @@ def timeline_figure(tl: dict):
     return figure(data, layout)
 
 
-def break_even_figure(be: dict, cold_s: float, optimised_s: float, break_even_s: float | None):
+def break_even_figure(
+    be: dict, cold_s: float, optimised_s: float, break_even_s: float | None, cold_range=None
+):
     """Scale-to-zero cost per day against the cold start; the warm floor flat; this scenario's
-    and the optimised cold start marked."""
+    and the optimised cold start marked, and the cold start's range (SPEC 4.3) as a band."""
     c = as_list(be["cold_start_s"])
     data = [
         {
@@ -235,9 +237,37 @@ def break_even_figure(be: dict, cold_s: float, optimised_s: float, break_even_s:
             "line": {"color": COLOURS["warm"], "width": 2},
         },
     ]
+    shapes = []
+    if cold_range is not None and cold_range[1] > cold_range[0] * (1 + 1e-9):
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": float(cold_range[0]),
+                "x1": float(cold_range[1]),
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": VERMILLION,
+                "opacity": 0.10,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+        data.append(  # the band's key in the legend
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [None],
+                "y": [None],
+                "marker": {"symbol": "square", "size": 12, "color": VERMILLION, "opacity": 0.3},
+                "name": f"this cold start's range {cold_range[0]:.0f}–{cold_range[1]:.0f} s",
+            }
+        )
     layout = base_layout(
         "Break-even: what a cold start may cost before warm is cheaper",
         legend_rows=1,
+        shapes=shapes,
         xaxis={"title": {"text": "cold start [s]"}, "rangemode": "tozero"},
         yaxis={"title": {"text": "USD per day"}, "rangemode": "tozero"},
     )

@@ -155,10 +155,11 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
     return text
 
 
-def assumption_line(s: Scenario, focus: str = "decode") -> None:
+def assumption_line(s: Scenario, focus: str = "decode", lens: str | None = None) -> None:
     """The line under a page's headline metrics: which engine profile the figures assume and
     its efficiencies, with a one-click switch to ideal physics (or, from ideal, to the default
-    engine) and the profile's sources as plain text."""
+    engine), the profile's sources as plain text and how far off the lens's figures can be
+    (``lens``: its key in :data:`model.accuracy.LENS_CATEGORIES`; None: every category)."""
     s = s.effective()
     ideal = s.engine_id == IDEAL_ENGINE
     if ideal:
@@ -188,6 +189,54 @@ def assumption_line(s: Scenario, focus: str = "decode") -> None:
         help="Where each of the engine profile's numbers comes from.",
     ):
         engine_sources(s)
+    with row.popover(
+        "How far off?",
+        icon=":material/straighten:",
+        type="tertiary",
+        help="The defaults' error against published measurements of real servers, for the "
+        "figures this page shows: in-sample and held out.",
+    ):
+        accuracy_panel(lens)
+
+
+def accuracy_panel(lens: str | None = None, expanded_note: bool = False) -> None:
+    """How far off can this be? Per figure category, the median and worst error of the
+    defaults against the project's published measurements, how many there are, how many the
+    engine profiles were fitted on, and the same for measurements held out (added after the
+    profiles were fixed). Static figures (``presets/accuracy.json``): nothing is computed."""
+    from model import accuracy
+
+    cats = None if lens is None else accuracy.LENS_CATEGORIES.get(lens)
+    rows = accuracy.rows(cats)
+    st.markdown("**How far off can this be?**")
+    st.caption(
+        "The engine profiles' defaults (vLLM unless named) against published measurements of "
+        "real servers, each with its source (tests/data in the repository). In-sample: the "
+        "measurements the profiles were fitted on or chosen with in view ('fitted on' counts "
+        "the first). Held out: measurements added after the profiles were fixed, used by "
+        "nothing; trust these more. 'Inside range' is the share of start-up measurements "
+        "inside the range the pages draw. Ideal physics is further off: an upper bound."
+    )
+    if not rows:
+        st.caption("No published measurements of these figures yet.")
+        return
+    # as text: a category without held-out rows reads "—", not a blank or "nan"
+    frame = pd.DataFrame(
+        [
+            {
+                k: ("—" if v is None else f"{v:g}" if isinstance(v, float) else v)
+                for k, v in r.items()
+            }
+            for r in rows
+        ]
+    ).set_index("figures")
+    st.dataframe(frame, width="stretch")
+    if expanded_note:
+        st.caption(
+            "Re-measured with `python -m tests.published --write` (and "
+            "`python -m tests.published_serving` for the Serving figures); the test suite "
+            "fails when this table is out of date."
+        )
 
 
 def _knob_order(key: str) -> tuple[int, str]:

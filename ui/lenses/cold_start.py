@@ -37,7 +37,7 @@ TOTALS = Metrics(
             "cold_start.total_s",
             show=seconds,
             unit="s",
-            help="Items 1–5 in series.",
+            help=lambda v: "Items 1–5 in series. " + _range_help("total_s")(v),
         ),
         Metric(
             "Floor (items 1–3)",
@@ -80,6 +80,80 @@ TOTALS = Metrics(
 
 def _sub(v: View) -> dict:
     return _cs(v)["sublines"]
+
+
+def span_text(lo_hi, digits: str = ".1f") -> str:
+    """``a–b`` of a range, or the point when it is one."""
+    lo, hi = lo_hi
+    return f"{lo:{digits}}" if hi <= lo * (1 + 1e-9) else f"{lo:{digits}}–{hi:{digits}}"
+
+
+#: where on the page each narrowing control sits (ranges_narrowed_by's ``control``)
+CONTROL_AT = {
+    "engine": "*vLLM release* (beside these items)",
+    "stream_gb_s": "*One stream [GB/s]* under *Item seconds, bandwidth and compile timings*, "
+    "or *Storage tier* = page cache when the checkpoint is already cached",
+    "compile_s": "*Cold compile [s]* under *Item seconds, bandwidth and compile timings*",
+}
+RANGE_NAMES = {
+    "capture_s": "graph capture",
+    "compile_s": "cold torch.compile",
+    "weights_s": "item 4 (weights)",
+    "memory_profiling_s": "memory profiling",
+    "kv_cache_init_s": "KV-cache set-up",
+    "warmup_s": "warm-up",
+    "kernel_jit_s": "kernel JIT",
+}
+
+
+def _ranges_text(v: View) -> str:
+    """The ranges beside the points, what each would narrow with, and where its control is."""
+    cs = _cs(v)
+    named = cs["ranges_narrowed_by"]
+    if not named:
+        return "**Every start-up figure here is a point**: " + (
+            "ideal physics states the source posts' reading, no spread."
+            if v.s.engine_id == "ideal"
+            else "the scenario states its own capture, compile and read rate, or they are "
+            "ones whose real spread is narrow (a cached compile, a page-cache read)."
+        )
+    lines = [
+        f"**Where the world is wide.** Time to ready **{span_text(cs['total_s_range'])} s** "
+        f"around {cs['total_s']:.1f} s: the same start-up item varies many times over between "
+        "real servers, so the ranged items carry the spread of published measurements for "
+        f"this engine release (each holds about three in four of them), and the total is "
+        "their sum. What would narrow each:"
+    ]
+    for key, how in named.items():
+        lines.append(
+            f"- {RANGE_NAMES[key]} {span_text(cs[f'{key}_range'])} s (point "
+            f"{cs[key] if key in cs else _sub_value(v, key):.1f} s): {how['fact']} → "
+            f"{CONTROL_AT.get(how['control'], '*' + how['control'] + '*')}"
+        )
+    return "\n".join(lines)
+
+
+def _sub_value(v: View, key: str) -> float:
+    for lines in _sub(v).values():
+        if key in lines:
+            return lines[key]
+    return 0.0
+
+
+def _range_help(key: str):
+    """A metric's help line: its range and the fact that would narrow it."""
+
+    def build(v: View) -> str:
+        cs = _cs(v)
+        lo, hi = cs[f"{key}_range"]
+        if hi <= lo * (1 + 1e-9):
+            return "A point: its real spread is narrow, or the scenario states it."
+        return (
+            f"Range {lo:.1f}–{hi:.1f} s: the spread of published measurements (see below the "
+            "items)."
+        )
+
+    return build
 
 
 def _weights_help(v: View) -> str:
@@ -161,14 +235,22 @@ ITEMS = Metrics(
             help=lambda v: (
                 f"allocator {v.s.allocator_s:g} s + memory profiling "
                 f"{_sub(v)['allocator_s']['memory_profiling_s']:g} s + KV-cache set-up "
-                f"{_sub(v)['allocator_s']['kv_cache_init_s']:g} s"
+                f"{_sub(v)['allocator_s']['kv_cache_init_s']:g} s. " + _range_help("allocator_s")(v)
             ),
         ),
         Metric(
-            "4 Weights → HBM", "cold_start.weights_s", show=seconds, unit="s", help=_weights_help
+            "4 Weights → HBM",
+            "cold_start.weights_s",
+            show=seconds,
+            unit="s",
+            help=lambda v: _weights_help(v) + ". " + _range_help("weights_s")(v),
         ),
         Metric(
-            "5 Graphs + JIT", "cold_start.graphs_jit_s", show=seconds, unit="s", help=_graphs_help
+            "5 Graphs + JIT",
+            "cold_start.graphs_jit_s",
+            show=seconds,
+            unit="s",
+            help=lambda v: _graphs_help(v) + ". " + _range_help("graphs_jit_s")(v),
         ),
     ),
     caption=_items_caption,
@@ -334,7 +416,9 @@ COLD_START = Lens(
         ),
         Chart(
             "weights-timeline",
-            lambda v: cold_charts.weights_timeline_figure(v.r["timeline"], _cs(v)["overlap"]),
+            lambda v: cold_charts.weights_timeline_figure(
+                v.r["timeline"], _cs(v)["overlap"], _cs(v)["weights_s_range"]
+            ),
             page_baseline=False,
             note=_timeline_note,
         ),
@@ -379,6 +463,7 @@ COLD_START = Lens(
         Row("Cold start", "Optimised time to ready", "cold_start_optimised.total_s", "s"),
     ),
     texts={
+        "ranges": _ranges_text,
         "fp8-trap": _fp8_trap,
         "sleep": _sleep_text,
         "warm-cache": lambda v: (

@@ -40,10 +40,34 @@ def _eco(v: View) -> dict:
 
 def _service(v: View) -> str:
     svc = v.r["service"]
+    lo, hi = _eco(v)["cold_start_range_s"]
+    spread = f" (published spread {lo:,.0f}–{hi:,.0f} s)" if hi > lo * (1 + 1e-9) else ""
     return (
-        f"Cold start {svc.cold_s:,.1f} s and optimised {svc.cold_optimised_s:,.1f} s (Cold start "
-        f"lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; "
+        f"Cold start {svc.cold_s:,.1f} s{spread} and optimised {svc.cold_optimised_s:,.1f} s "
+        f"(Cold start lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; "
         + _capacity_text(svc, v.s)
+    )
+
+
+def _cold_range(v: View) -> str | None:
+    """Whether the decision flips inside the cold start's range (issue 20)."""
+    eco = _eco(v)
+    lo, hi = eco["cold_start_range_s"]
+    be = eco["break_even_cold_start_s"]
+    if hi <= lo * (1 + 1e-9) or be is None or be <= 0:
+        return None
+    if eco["decision_flips_in_cold_range"]:
+        return (
+            f"**The decision flips inside the cold start's range.** Scaling to zero beats "
+            f"keeping warm below a {be:,.0f} s cold start, and real servers of this scenario "
+            f"start in {lo:,.0f}–{hi:,.0f} s (the spread of published measurements, Cold start "
+            "lens): measure this start-up (Measurements page) before deciding."
+        )
+    side = "scaling to zero" if hi < be else "keeping warm"
+    return (
+        f"The decision holds across the cold start's range: the break-even is {be:,.0f} s "
+        f"and real servers of this scenario start in {lo:,.0f}–{hi:,.0f} s, so {side} wins "
+        "at either end (scale to zero against the warm floor)."
     )
 
 
@@ -110,6 +134,7 @@ def _break_even(v: View):
         svc.cold_s,
         svc.cold_optimised_s,
         _eco(v)["break_even_cold_start_s"] or None,
+        _eco(v)["cold_start_range_s"],
     )
 
 
@@ -149,6 +174,7 @@ SCALE_TO_ZERO = Lens(
     ),
     texts={
         "service": _service,
+        "cold-range": _cold_range,
         "penalty": _penalty,
         "optimised": _optimised,
         "rule": "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "

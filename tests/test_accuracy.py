@@ -1,0 +1,80 @@
+"""The accuracy panel ("How far off can this be?", issue 20): the recorded summary is current,
+it reports held-out figures beside in-sample ones, the README quotes it, and the pages show it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from model import accuracy, engines
+from tests import published
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_recorded_summary_is_current():
+    recorded = json.loads(published.ACCURACY_FILE.read_text())
+    got = published.accuracy()
+    assert recorded["categories"] == json.loads(json.dumps(got["categories"])), (
+        "presets/accuracy.json is out of date: run python -m tests.published --write"
+    )
+    assert recorded["engine_versions"] == {
+        k: p.version for k, p in engines.engine_profiles().items()
+    }
+
+
+def test_every_row_states_how_it_was_used():
+    splits = {r["split"] for r in published.rows()}
+    assert splits == {"fit", "seen", "held_out"}
+    held = [r for r in published.rows() if r["split"] == "held_out"]
+    assert len(held) >= 15
+
+
+def test_held_out_figures_stand_beside_the_in_sample_ones():
+    acc = accuracy.accuracy()
+    for cat in ("decode step", "start-up", "serving, light load"):
+        assert acc.categories[cat].held_out.n > 0, cat
+        assert acc.categories[cat].in_sample.n > 0, cat
+    # the ranges hold most start-up measurements they were drawn from
+    assert acc.categories["start-up"].in_sample.in_range_pct >= 70
+
+
+def test_the_readme_quotes_the_recorded_figures():
+    text = (ROOT / "README.md").read_text()
+    acc = accuracy.accuracy()
+    for cat in ("decode step", "start-up"):
+        c = acc.categories[cat]
+        row = next(line for line in text.splitlines() if line.startswith(f"| {cat} |"))
+        numbers = [float(x) for x in re.findall(r"(\d+(?:\.\d+)?) %", row)]
+        assert c.in_sample.median_pct in numbers and c.held_out.median_pct in numbers, row
+
+
+@pytest.mark.parametrize(
+    ("page", "lens"),
+    [
+        ("pages/1_Roofline.py", "roofline"),
+        ("pages/3_Cold_start.py", "cold_start"),
+        ("pages/7_Serving.py", "serving"),
+    ],
+)
+def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):
+    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at.run()
+    assert not at.exception
+    shown = [m.value for m in at.markdown]
+    assert "**How far off can this be?**" in shown
+    table = at.dataframe[-1].value if at.dataframe else None
+    names = set(accuracy.LENS_CATEGORIES[lens])
+    assert any(df.value is not None and names & set(df.value.index) for df in at.dataframe), table
+
+
+def test_the_landing_page_has_the_whole_panel():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception
+    frames = [df.value for df in at.dataframe if df.value is not None]
+    assert any(set(accuracy.accuracy().categories) <= set(f.index) for f in frames)
