@@ -82,3 +82,25 @@ def test_bad_link_warns_and_the_page_still_renders(page, app_url):
     for key in ("concurrency", "sleep_level", "loader"):
         assert key in text, text
     assert values["Time to ready"] == "92.3 s"
+
+
+def test_ranges_show_and_the_release_narrows_them(page, app_url):
+    # issue 20: the default (vLLM) start-up carries ranges; choosing the 0.8-0.10 release sets
+    # the engine band in the link and changes the capture figures
+    before = open_page(page, f"{app_url}/Cold_start")
+    c = cli_section("cold_start", "default")
+    lo, hi = c["total_s_range"]
+    expect(page.get_by_text("Where the world is wide.", exact=False)).to_be_visible()
+    expect(page.get_by_text(f"{lo:.1f}–{hi:.1f} s", exact=False).first).to_be_visible()
+    select = page.get_by_label("vLLM release", exact=True)
+    select.click()
+    page.get_by_role("option", name="vLLM 0.8–0.10").click()
+    page.wait_for_url(re.compile(r"[?&]engine=vllm(%40|@)0\.9(&|$)"), timeout=WAIT_MS)
+    after = wait_metrics(page, lambda v: v.get("5 Graphs + JIT") != before["5 Graphs + JIT"])
+    band = cli_section("cold_start", "default", "engine=vllm@0.9")
+    assert after["5 Graphs + JIT"] == f"{band['graphs_jit_s']:.1f} s"
+    # the accuracy panel opens from the assumption line
+    page.get_by_role("button", name="How far off?").click()
+    panel = page.get_by_text("How far off can this be?", exact=True).filter(visible=True)
+    expect(panel.first).to_be_visible()
+    assert_no_exception(page)

@@ -124,20 +124,27 @@ def _ranges_text(v: View) -> str:
         f"this engine release (each holds about three in four of them), and the total is "
         "their sum. What would narrow each:"
     ]
+    steps = [
+        k
+        for k in ("memory_profiling_s", "kv_cache_init_s", "warmup_s", "kernel_jit_s")
+        if k in named
+    ]
     for key, how in named.items():
+        if key in steps:
+            continue
         lines.append(
             f"- {RANGE_NAMES[key]} {span_text(cs[f'{key}_range'])} s (point "
-            f"{cs[key] if key in cs else _sub_value(v, key):.1f} s): {how['fact']} → "
+            f"{cs[key]:.1f} s): {how['fact']} → "
             f"{CONTROL_AT.get(how['control'], '*' + how['control'] + '*')}"
         )
+    if steps:
+        lines.append(
+            "- the engine's own start-up steps, "
+            + ", ".join(f"{RANGE_NAMES[k]} {span_text(cs[f'{k}_range'])} s" for k in steps)
+            + ": the host CPU and the engine release → "
+            + CONTROL_AT["engine"]
+        )
     return "\n".join(lines)
-
-
-def _sub_value(v: View, key: str) -> float:
-    for lines in _sub(v).values():
-        if key in lines:
-            return lines[key]
-    return 0.0
 
 
 def _range_help(key: str):
