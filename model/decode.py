@@ -244,7 +244,6 @@ def launch_figures(s: Scenario) -> dict:
     in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
     no_graphs = memory_figures(s.model_copy(update={"cuda_graphs": "none"}))
     capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
-    capture_f = (1.0, 1.0) if s.raw.capture_s_per_graph else ranges.factors(s, "capture_s")
     return {
         "kernels": n,
         "launch_us": s.launch_us,
@@ -273,7 +272,7 @@ def launch_figures(s: Scenario) -> dict:
         "largest_capture_size": max(s.capture_sizes),
         "capture_s": capture,
         # SPEC 4.3 "Ranges where the world is wide": the spread of published measurements
-        "capture_s_range": ranges.span(capture, capture_f),
+        "capture_s_range": ranges.capture_range(s, capture),
         "graph_memory_gb": graph_bytes / GB,
         "graph_memory_gb_range": ranges.graph_memory_range(s, graph_bytes / GB),
         "max_batch_without_graphs": no_graphs["max_batch"],

@@ -53,6 +53,17 @@ def span(point: float, lo_hi: tuple[float, float]) -> list[float]:
     return [point * lo_hi[0], point * lo_hi[1]]
 
 
+def is_point(lo_hi) -> bool:
+    """True when a range is a point (low and high agree to rounding)."""
+    lo, hi = lo_hi
+    return hi <= lo * (1 + 1e-9)
+
+
+def capture_range(s: Scenario, capture_s: float) -> list[float]:
+    """``capture_s_range``: a point when the scenario sets its seconds per graph [s]."""
+    return span(capture_s, (1.0, 1.0) if s.raw.capture_s_per_graph else factors(s, "capture_s"))
+
+
 def add(*ranges: list[float]) -> list[float]:
     """The range of a sum: the sum of the lows and the sum of the highs (SPEC 4.3)."""
     return [sum(r[0] for r in ranges), sum(r[1] for r in ranges)]
@@ -77,10 +88,7 @@ def cold_start_ranges(s: Scenario, cs: dict, read_s: tuple[float, float]) -> dic
     raw = s.raw
     one = (1.0, 1.0)
     sub = cs["sublines"]
-    capture = span(
-        sub["graphs_jit_s"]["capture_s"],
-        one if raw.capture_s_per_graph else factors(s, "capture_s"),
-    )
+    capture = capture_range(s, sub["graphs_jit_s"]["capture_s"])
     cold_compile = cs["compile_s"] > 0 and not s.compile_cache and raw.compile_s is None
     compile_r = span(
         sub["graphs_jit_s"]["compile_s"], factors(s, "compile_s") if cold_compile else one
@@ -116,8 +124,7 @@ def cold_start_ranges(s: Scenario, cs: dict, read_s: tuple[float, float]) -> dic
         ("warmup_s", "warmup_s"),
         ("kernel_jit_s", "kernel_jit_s"),
     ):
-        lo, hi = out[f"{fig}_range"]
-        if hi > lo * (1 + 1e-9):
+        if not is_point(out[f"{fig}_range"]):
             fact, control = NARROWED_BY[key]
             narrowed[fig] = {"fact": fact, "control": control}
     out["ranges_narrowed_by"] = narrowed

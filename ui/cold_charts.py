@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model.ranges import is_point
 from ui.chart_common import (
     BLUE,
     COLORS,
@@ -124,7 +125,7 @@ def _range_bars(current: dict) -> dict | None:
     keys = [key for key, _, _ in ITEMS]
     lo_hi = [current.get(f"{k}_range", [current[k], current[k]]) for k in keys]
     lo_hi.append(current.get("total_s_range", [current["total_s"]] * 2))
-    if all(hi <= lo * (1 + 1e-9) for lo, hi in lo_hi):
+    if all(is_point(r) for r in lo_hi):
         return None
     tops, before = [], 0.0
     for k in keys:
@@ -287,7 +288,7 @@ def weights_timeline_figure(timeline: dict, loader_overlaps: bool, weights_range
         )
     top = max(timeline["series"]["end"], timeline["overlapped"]["end"])
     shapes = []
-    if weights_range is not None and weights_range[1] > weights_range[0] * (1 + 1e-9):
+    if weights_range is not None and not is_point(weights_range):
         # the band where item 4 ends across the spread of published cold reads (SPEC 4.3)
         lo, hi = (float(x) for x in weights_range)
         shapes.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.economics import STRATEGIES, STRATEGY_NAMES
+from model.ranges import is_point
 from ui.chart_common import (
     BLUE,
     GREEN,
@@ -238,7 +239,7 @@ def break_even_figure(
         },
     ]
     shapes = []
-    if cold_range is not None and cold_range[1] > cold_range[0] * (1 + 1e-9):
+    if cold_range is not None and not is_point(cold_range):
         shapes.append(
             {
                 "type": "rect",

@@ -8,6 +8,7 @@ import pandas as pd
 from model.cold_start import cold_start_lens, columns_rows
 from model.compare import Row
 from model.presets import cold_start_presets
+from model.ranges import is_point
 from ui import cold_charts, measure_data
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
 from ui.lenses.common import seconds
@@ -85,7 +86,7 @@ def _sub(v: View) -> dict:
 def span_text(lo_hi, digits: str = ".1f") -> str:
     """``a–b`` of a range, or the point when it is one."""
     lo, hi = lo_hi
-    return f"{lo:{digits}}" if hi <= lo * (1 + 1e-9) else f"{lo:{digits}}–{hi:{digits}}"
+    return f"{lo:{digits}}" if is_point(lo_hi) else f"{lo:{digits}}–{hi:{digits}}"
 
 
 #: where on the page each narrowing control sits (ranges_narrowed_by's ``control``)
@@ -153,7 +154,7 @@ def _range_help(key: str):
     def build(v: View) -> str:
         cs = _cs(v)
         lo, hi = cs[f"{key}_range"]
-        if hi <= lo * (1 + 1e-9):
+        if is_point((lo, hi)):
             return "A point: its real spread is narrow, or the scenario states it."
         return (
             f"Range {lo:.1f}–{hi:.1f} s: the spread of published measurements (see below the "

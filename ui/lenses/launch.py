@@ -7,6 +7,7 @@ import pandas as pd
 
 from model.compare import Row
 from model.evaluate import launch_lens
+from model.ranges import is_point
 from ui import launch_charts, measure_data
 from ui.layout import fmt, share
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
@@ -71,7 +72,7 @@ def _padding(v: View) -> dict:
 
 def _span(lo_hi, digits: str) -> str:
     lo, hi = lo_hi
-    return "" if hi <= lo * (1 + 1e-9) else f" ({lo:{digits}}–{hi:{digits}})"
+    return "" if is_point(lo_hi) else f" ({lo:{digits}}–{hi:{digits}})"
 
 
 def _second_caption(v: View) -> str:
@@ -91,7 +92,7 @@ def _capture_ranges(v: View) -> str | None:
     if not lf["graphs_captured"]:
         return None
     cap, mem = lf["capture_s_range"], lf["graph_memory_gb_range"]
-    if cap[1] <= cap[0] * (1 + 1e-9) and mem[1] <= mem[0] * (1 + 1e-9):
+    if is_point(cap) and is_point(mem):
         return (
             "Capture time and graph memory are points here: ideal physics, or the scenario "
             "states its own seconds and MB per graph."

@@ -8,6 +8,7 @@ import pandas as pd
 from model.cold_start import optimised_changes
 from model.compare import Row
 from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
+from model.ranges import is_point
 from ui import economics_charts, economics_view, serving_worker
 from ui.lens import Chart, Column, Lens, Table, View
 from ui.lenses.common import STRATEGY, economics_figures
@@ -41,7 +42,7 @@ def _eco(v: View) -> dict:
 def _service(v: View) -> str:
     svc = v.r["service"]
     lo, hi = _eco(v)["cold_start_range_s"]
-    spread = f" (published spread {lo:,.0f}–{hi:,.0f} s)" if hi > lo * (1 + 1e-9) else ""
+    spread = f" (published spread {lo:,.0f}–{hi:,.0f} s)" if not is_point((lo, hi)) else ""
     return (
         f"Cold start {svc.cold_s:,.1f} s{spread} and optimised {svc.cold_optimised_s:,.1f} s "
         f"(Cold start lens); wake from sleep level {svc.sleep_level}: {svc.wake_s:,.2f} s; "
@@ -54,7 +55,7 @@ def _cold_range(v: View) -> str | None:
     eco = _eco(v)
     lo, hi = eco["cold_start_range_s"]
     be = eco["break_even_cold_start_s"]
-    if hi <= lo * (1 + 1e-9) or be is None or be <= 0:
+    if is_point((lo, hi)) or be is None or be <= 0:
         return None
     if eco["decision_flips_in_cold_range"]:
         return (
