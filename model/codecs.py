@@ -36,6 +36,9 @@ DEFAULT_BASE_URL = "http://localhost:8501"
 BASE_PREFIX = "base."
 DATA_KEY = "data"
 COMPARE_KEY = "vs"  #: a further scenario for the Compare page, as a link's query string
+TAB_KEY = "tab"  #: the page's open tab (its label), so a reviewer lands where the author was
+TRACE_KEY = "trace"  #: a request trace the Scale to zero page replays: its data-set store id
+MAX_TAB_CHARS = 80
 MAX_COMPARE = 2
 
 
@@ -129,9 +132,25 @@ def split_link(pairs) -> tuple[list, list, list, list]:
             data += [v.strip() for v in str(value).split(",") if v.strip()]
         elif key == COMPARE_KEY:
             more.append(str(value))
+        elif key in (TAB_KEY, TRACE_KEY):
+            continue  # the view and the replayed trace, not the scenario: ``link_tab``, …
         else:
             own.append((key, value))
     return own, base, data, more
+
+
+def link_tab(pairs) -> str | None:
+    """The open tab a link names (``tab=<label>``, the last one), or None. Unvalidated beyond
+    its length: the page opens it only when it is one of its own tabs' labels."""
+    tabs = [str(v) for k, v in pairs if k == TAB_KEY and v and len(str(v)) <= MAX_TAB_CHARS]
+    return tabs[-1] if tabs else None
+
+
+def link_trace(pairs) -> str | None:
+    """The id of the request trace a link replays (``trace=<id>``, the last one), or None;
+    unvalidated (the Scale to zero page checks it as a data-set id)."""
+    ids = [str(v).strip() for k, v in pairs if k == TRACE_KEY and str(v).strip()]
+    return ids[-1] if ids else None
 
 
 def baseline_params(b: Scenario) -> list[tuple[str, str]]:

@@ -267,3 +267,14 @@ def test_a_pasted_compare_link_is_read_strictly():
     assert err.value.key == "batch"
     with pytest.raises(ScenarioError):
         parse_compared("x" * 20_000)
+
+
+def test_a_links_tab_is_the_view_not_the_scenario():
+    pairs = [("scenario", "seed-3b-4090"), ("tab", "HBM per GPU"), ("batch", "4")]
+    own, base, data, more = codecs.split_link(pairs)
+    assert own == [("scenario", "seed-3b-4090"), ("batch", "4")]
+    assert codecs.link_tab(pairs) == "HBM per GPU"
+    assert codecs.link_tab([("tab", "a"), ("tab", "b")]) == "b"  # the last one, as for keys
+    assert codecs.link_tab([("tab", "")]) is None
+    assert codecs.link_tab([("tab", "x" * (codecs.MAX_TAB_CHARS + 1))]) is None
+    assert codecs.link_tab(own) is None

@@ -184,8 +184,22 @@ def test_caption_wraps_a_long_link_and_bounds_it():
     lines = export.caption_lines("label", long)
     assert lines[0] == "label"
     assert 1 + export.LINK_LINES == len(lines)
-    assert all(len(html.unescape(line)) <= export.CAPTION_CHARS for line in lines)
-    assert lines[-1].endswith("…")
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in lines]
+    assert all(len(line) <= export.CAPTION_CHARS for line in shown)
+    assert shown[-1].endswith("…")
+
+
+def test_the_captions_link_is_a_link_hidden_on_screen_and_kept_for_downloads():
+    link = "http://localhost:8501/Roofline?scenario=seed-3b-4090&batch=4"
+    lines = export.caption_lines("label", link)
+    assert lines[0] == "label"
+    assert lines[1:] == [f'<a href="{link}">{link.replace("&", "&amp;")}</a>']
+    # the page's style hides the caption's links on screen only (a print keeps them)
+    assert ".gtitle-subtitle a { display: none; }" in export.SCREEN_CSS
+    assert "@media screen" in export.SCREEN_CSS
+    # text that is not a plain http(s) link stays text, shown
+    odd = export.caption_lines("label", 'javascript:alert("x")')
+    assert all("<a" not in line for line in odd)
 
 
 def test_chart_config_names_the_download_and_fits_the_figure():

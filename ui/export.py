@@ -317,6 +317,11 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines + [text]
 
 
+#: a link Plotly may draw as <a href>: http(s), none of the characters that would end the
+#: attribute or the tag (a share link is percent-encoded, so it never has them)
+_SAFE_HREF = re.compile(r"https?://[^\s\"'<>]+")
+
+
 def caption_lines(label: str | list[str], link: str) -> list[str]:
     """The caption's lines as Plotly text (escaped): ``label`` (the scenario; a list: one line
     each) then the link, each wrapped at :data:`CAPTION_CHARS` characters, the link at most
@@ -327,7 +332,13 @@ def caption_lines(label: str | list[str], link: str) -> list[str]:
     if len(chunks) > LINK_LINES:
         chunks = chunks[:LINK_LINES]
         chunks[-1] = chunks[-1][:-1] + "…"
-    return [plotly_text(c) for c in lines + chunks if c]
+    href = one_line(link)
+    if not _SAFE_HREF.fullmatch(href):  # not a plain http(s) link: text only, shown on screen
+        return [plotly_text(c) for c in lines + chunks if c]
+    # the link's lines are links (<a>): on screen :data:`SCREEN_CSS` hides them (the sidebar
+    # has the link), a downloaded or printed chart carries them
+    link_lines = [f'<a href="{href}">{plotly_text(c)}</a>' for c in chunks if c]
+    return [plotly_text(c) for c in lines if c] + link_lines
 
 
 def captioned(fig: SpecFigure, label: str | list[str], link: str) -> SpecFigure:
@@ -454,7 +465,11 @@ PRINT_CSS = """
 }
 """
 #: on screen, a table's printable twin stays hidden (see :data:`PRINT_CSS`)
-SCREEN_CSS = '[class*="st-key-print_only"] { display: none; }'
+#: and a chart's caption keeps its share link for downloads and paper (the sidebar shows it)
+SCREEN_CSS = (
+    '[class*="st-key-print_only"] { display: none; }\n'
+    "@media screen { .stPlotlyChart .gtitle-subtitle a { display: none; } }"
+)
 PRINT_STYLE = f"<style>{SCREEN_CSS}\n{PRINT_CSS}</style>"
 #: keys of the containers of a table drawn twice: a scrolling grid on screen (the grid prints
 #: only the rows in view) and its full HTML twin on paper

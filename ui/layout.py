@@ -83,8 +83,14 @@ def key_value(s: Scenario, key: str) -> float:
 
 
 def calibrated_values(s: Scenario) -> str:
-    """``key = value`` of every calibrated key (the values the scenario computes with)."""
-    return ", ".join(f"{key_name(key)} = {key_value(s, key):.4g}" for key in s.calibrated or [])
+    """``key = value unit`` of every calibrated key (the values the scenario computes with):
+    "host work = 1.424 ms", "HBM bandwidth efficiency = 0.82" (a share has no unit)."""
+    from model.calibrate import UNITS
+
+    return ", ".join(
+        f"{key_name(key)} = {key_value(s, key):.4g} {UNITS.get(key, '')}".rstrip()
+        for key in s.calibrated or []
+    )
 
 
 def calibration_notice(s: Scenario) -> None:
@@ -369,10 +375,23 @@ def _csv(frame: pd.DataFrame, comment: str | None = None) -> str:
 
 
 def lazy_tabs(labels: list[str], key: str):
-    """Tabs whose content is built only while open (``on_change="rerun"``): a page runs,
-    sends and redraws one tab's charts per widget change instead of all of them. The first tab
-    is open on arrival; the open tab is kept per session (``key``), not in the share link."""
-    return st.tabs(labels, key=key, on_change="rerun")
+    """Tabs whose content is built only while open (an ``on_change`` callback): a page runs,
+    sends and redraws one tab's charts per widget change instead of all of them. The open tab
+    is in the link (``tab=<label>``, none for the first tab): a link opens on the tab its author
+    had open, and a link naming a tab this page does not have opens the first one."""
+    wanted = state.open_tab(arrival=True)
+    default = wanted if wanted in labels else None
+    if wanted is not None and default is None:
+        # not one of this page's tabs (a hand-edited link): the link drops it, and the run
+        # starts again so the sidebar's share link, drawn before the tabs, says so too
+        state.forget_tab()
+        st.rerun()
+    return st.tabs(labels, key=key, default=default, on_change=_on_tab, args=(key, labels[0]))
+
+
+def _on_tab(key: str, first: str) -> None:
+    label = st.session_state.get(key)
+    state.set_open_tab(label, first=label == first)
 
 
 def glossary() -> None:

@@ -316,7 +316,7 @@ def sidebar_section(s: Scenario, page: str) -> None:
     ctx = context(s, page)
     baseline = state.baseline()
     trace = economics_view.trace()  # the Scale to zero page's upload, if any
-    sb = st.sidebar
+    sb = st  # the sidebar's kit (the caller's ``with``)
     sb.markdown("**Export**")
     sb.download_button(
         "Export report (HTML)",

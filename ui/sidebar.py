@@ -72,9 +72,51 @@ def floor(widget_min: float, value: float | None) -> float:
 _sync = state.sync_widget
 
 
+#: the page list at the top of the sidebar: (page key, file, label). Streamlit's own list would
+#: name the landing page after its file ("app"); ``client.showSidebarNavigation`` is off and
+#: this list is drawn with ``st.page_link`` (the pages stay auto-discovered: SPEC 2)
+NAV = (
+    ("home", "app.py", "Home"),
+    ("roofline", "pages/1_Roofline.py", "Roofline"),
+    ("launch", "pages/2_Launch_overhead.py", "Launch overhead"),
+    ("cold_start", "pages/3_Cold_start.py", "Cold start"),
+    ("scale_to_zero", "pages/4_Scale_to_zero.py", "Scale to zero"),
+    ("measurements", "pages/5_Measurements.py", "Measurements"),
+    ("compare", "pages/6_Compare.py", "Compare"),
+    ("serving", "pages/7_Serving.py", "Serving"),
+)
+NAV_ICONS = {
+    "home": ":material/home:",
+    "roofline": ":material/show_chart:",
+    "launch": ":material/timer:",
+    "cold_start": ":material/ac_unit:",
+    "scale_to_zero": ":material/bedtime:",
+    "measurements": ":material/straighten:",
+    "compare": ":material/compare_arrows:",
+    "serving": ":material/traffic:",
+}
+
+
+def page_list() -> None:
+    """The pages, at the top of the sidebar (the scenario travels in the session)."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    nav = st.sidebar.container(key="whatif_nav")
+    for key, path, label in NAV:
+        try:
+            nav.page_link(path, label=label, icon=NAV_ICONS[key], width="stretch")
+        except StreamlitPageNotFoundError:  # a page run on its own (AppTest): no app to list
+            return
+
+
 def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
-    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``)."""
+    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``):
+    the page list, then the review kit (share link, baseline, export: what a reviewer reaches
+    for first), then the scenario's widgets. The kit is filled last, after the widgets have
+    had their say, so its link is this run's."""
     sb = st.sidebar
+    page_list()
+    kit = sb.container(key="whatif_kit")
     names = [DEFAULTS_LABEL] + scenario_names()
     sb.selectbox(
         "Scenario",
@@ -358,27 +400,30 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             help="A mapping of the public keys (as downloaded from any page). Read with "
             "yaml.safe_load only; at most 100 kB.",
         )
-    baseline_section(s)
-    state.adopt_browser_values()
-    share = export.context(s, page).link  # made once a run; the charts' captions carry it too
-    sb.markdown("**Share link** (exactly this view)")
-    sb.code(share, language=None, wrap_lines=True)
-    size = codecs.link_size(s) + codecs.query_size(state.link_extras())
-    if size > codecs.MAX_QUERY_CHARS:
-        sb.warning(
-            f"This link's query is {size:,} characters, over the {codecs.MAX_QUERY_CHARS:,} a "
-            "link may carry: share the scenario YAML (download on the page) instead."
-        )
     if sb.button("Reset to the scenario's preset", width="stretch"):
         state.write_scenario(resolve([("scenario", s.scenario)] if s.scenario else [])[0])
         st.rerun()
-    report.sidebar_section(s, page)  # the report, the charts' format, print CSS
+    state.adopt_browser_values()
+    with kit:
+        share = export.context(s, page).link  # made once a run; the charts' captions carry it
+        st.markdown("**Share link** (exactly this view, the open tab included)")
+        st.code(share, language=None, wrap_lines=True)
+        size = codecs.link_size(s) + codecs.query_size(state.link_extras())
+        if size > codecs.MAX_QUERY_CHARS:
+            st.warning(
+                f"This link's query is {size:,} characters, over the {codecs.MAX_QUERY_CHARS:,} "
+                "a link may carry: share the scenario YAML (download on the page) instead."
+            )
+        baseline_section(s)
+        report.sidebar_section(s, page)  # the report, the charts' format, print CSS
+        st.divider()
 
 
 def baseline_section(s: Scenario) -> None:
     """Pin the scenario as the baseline, or say what the pinned one is and how the scenario
-    differs from it; swap, re-pin, clear, and the compare page."""
-    sb = st.sidebar
+    differs from it; swap, re-pin, clear, and the compare page. Drawn in the sidebar's kit
+    (the caller's ``with``)."""
+    sb = st
     b = state.baseline()
     sb.markdown("**Baseline**")
     if b is None:
@@ -457,7 +502,7 @@ def _open_linked_data() -> None:
 def page_scenario(page: str, defer: bool = False) -> Scenario:
     """Every page's first call: scenario from URL/session, warnings, and the sidebar (now, or
     at :func:`draw_sidebar` with ``defer``)."""
-    scenario, errors = state.load_scenario()
+    scenario, errors = state.load_scenario(page)
     widget_errors = st.session_state.pop("_whatif_widget_errors", [])
     notice = state.baseline_notice()
     if notice:

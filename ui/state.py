@@ -33,6 +33,10 @@ BROWSER_KEYS = "_whatif_browser_keys"
 WATCHED = "_whatif_watched"
 BASELINE = "_whatif_baseline"
 BASELINE_NOTICE = "_whatif_baseline_notice"
+PAGE = "_whatif_page"  #: the page this run draws (a key of ``codecs.PAGES``)
+TAB = "_whatif_tab"  #: (page, label) of the open tab the link carries
+TAB_DEFAULT = "_whatif_tab_default"  #: (page, label) of the tab the page opened on
+TRACE_LINK = "_whatif_trace_link"  #: the store id of the request trace the link replays
 
 
 def _query_pairs() -> list[tuple[str, str]]:
@@ -63,16 +67,27 @@ def _as_dict(pairs: list[tuple[str, str]]) -> dict[str, str | list[str]]:
     return out
 
 
-def load_scenario() -> tuple[Scenario, list[ScenarioError]]:
+def load_scenario(page: str | None = None) -> tuple[Scenario, list[ScenarioError]]:
     """Resolve the URL leniently: bad keys are reported and dropped, the rest is kept.
 
     The link's other keys are kept beside the scenario: a pinned baseline (``base.*``, resolved
-    here; an invalid one is dropped with a notice, :func:`baseline_notice`) and the ids of
-    shared data sets (``data``, :func:`data_ids`)."""
+    here; an invalid one is dropped with a notice, :func:`baseline_notice`), the ids of
+    shared data sets (``data``, :func:`data_ids`) and ``page``'s open tab (``tab``,
+    :func:`open_tab`: kept while the session stays on the page it was opened on)."""
     new_session = SESSION_PARAMS not in st.session_state
     st.session_state[BROWSER_KEYS] = _browser_widget_keys() if new_session else frozenset()
     st.session_state[WATCHED] = {}
+    from_browser = bool(_query_pairs())
     pairs = current_params()
+    last_page = st.session_state.get(PAGE)
+    st.session_state[PAGE] = page
+    st.session_state[TRACE_LINK] = codecs.link_trace(pairs)
+    tab = codecs.link_tab(pairs)
+    arriving = new_session or last_page != page
+    if arriving:
+        # a link names the tab to open; moving to another page in the session opens its first
+        held = (page, tab) if tab is not None and (from_browser or new_session) else None
+        st.session_state[TAB] = st.session_state[TAB_DEFAULT] = held
     errors: list[ScenarioError] = []
     size = codecs.query_size(pairs)
     if size > codecs.MAX_QUERY_CHARS:
@@ -121,7 +136,47 @@ def _extra_pairs(
     if data:
         out.append((codecs.DATA_KEY, ",".join(data)))
     out += [(codecs.COMPARE_KEY, q) for q in more]
+    trace = trace_link()
+    if trace is not None:
+        out.append((codecs.TRACE_KEY, trace))
+    tab = open_tab()
+    if tab is not None:
+        out.append((codecs.TAB_KEY, tab))
     return out
+
+
+def trace_link() -> str | None:
+    """The store id of the request trace the link replays, or None."""
+    return st.session_state.get(TRACE_LINK)
+
+
+def set_trace_link(trace_id: str | None) -> None:
+    """Make the link replay the stored trace ``trace_id`` (None: no trace)."""
+    st.session_state[TRACE_LINK] = trace_id
+    _write(current_params())
+
+
+def open_tab(arrival: bool = False) -> str | None:
+    """The label of the tab the link opens on this page, or None (the first tab); with
+    ``arrival``, the tab the page opened on (the tabs' default, fixed while the session stays
+    on the page, so the widget keeps its identity when the user picks another tab)."""
+    held = st.session_state.get(TAB_DEFAULT if arrival else TAB)
+    if held is None or held[0] != st.session_state.get(PAGE):
+        return None
+    return held[1]
+
+
+def forget_tab() -> None:
+    """The link's tab is not one of this page's: open the first and drop it from the link."""
+    st.session_state[TAB] = st.session_state[TAB_DEFAULT] = None
+    _write(current_params())
+
+
+def set_open_tab(label: str | None, first: bool = False) -> None:
+    """The page's open tab changed to ``label``: the link carries it (none for the first tab,
+    ``first``, so a link to the first tab stays as short as before)."""
+    st.session_state[TAB] = None if first or label is None else (st.session_state.get(PAGE), label)
+    _write(current_params())
 
 
 def _session_extras() -> tuple[list[tuple[str, str]], list[str], list[str]]:
@@ -132,6 +187,13 @@ def _session_extras() -> tuple[list[tuple[str, str]], list[str], list[str]]:
 
 
 def _write(params: list[tuple[str, str]]) -> None:
+    params = [(k, v) for k, v in params if k not in (codecs.TAB_KEY, codecs.TRACE_KEY)]
+    trace = trace_link()
+    if trace is not None:
+        params.append((codecs.TRACE_KEY, trace))
+    tab = open_tab()
+    if tab is not None:
+        params.append((codecs.TAB_KEY, tab))
     st.session_state[SESSION_PARAMS] = params
     st.query_params.from_dict(_as_dict(params))
 

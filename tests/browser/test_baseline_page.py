@@ -13,6 +13,7 @@ from .conftest import (
     metrics,
     open_page,
     require_chromium,
+    wait_idle,
     wait_metrics,
 )
 
@@ -40,7 +41,10 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
     sidebar = page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_role("button", name="Pin as baseline").click()
     page.wait_for_url(re.compile(r"[?&]base\.scenario=seed-3b-4090"), timeout=WAIT_MS)
+    wait_idle(page)  # the kit above the widgets grows by the baseline's lines: let it settle
     dtype = sidebar.get_by_role("combobox", name="Weights dtype")
+    dtype.scroll_into_view_if_needed()  # below the kit: a click while scrolling closes the list
+    page.wait_for_timeout(300)
     dtype.click()
     page.get_by_role("option", name="int4", exact=True).click()
     page.wait_for_url(re.compile(r"[?&]weights_dtype=int4"), timeout=WAIT_MS)
@@ -59,7 +63,7 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
         caption = fresh.locator('[data-testid="stSidebar"]').get_by_text("Baseline:").first
         assert "BF16" in caption.inner_text()
         # the Compare page of the same link: baseline first, then this scenario
-        nav = fresh.locator('[data-testid="stSidebarNav"]')
+        nav = fresh.locator(".st-key-whatif_nav")
         nav.get_by_role("link", name="Compare", exact=True).click()
         fresh.get_by_text("1 · Baseline").first.wait_for(timeout=WAIT_MS)
         fresh.get_by_text("2 · This scenario").first.wait_for(timeout=WAIT_MS)

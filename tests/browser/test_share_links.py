@@ -93,8 +93,8 @@ def test_scenario_survives_moving_between_pages(page, app_url):
     roofline = open_page(page, f"{app_url}/Roofline?scenario={SEED}&batch=4")
     assert (roofline["Step time"], roofline["Aggregate tok/s"]) == (step, agg)
 
-    nav = page.locator('[data-testid="stSidebarNav"]')
-    nav.get_by_role("link", name="app", exact=True).click()
+    nav = page.locator(".st-key-whatif_nav")
+    nav.get_by_role("link", name="Home", exact=True).click()
     landing = wait_metrics(page, lambda v: "AI / ridge [FLOP/B]" in v)
     assert_no_exception(page)
     assert landing["Step time"] == roofline["Step time"]
@@ -126,3 +126,67 @@ def test_oversized_query_string_warns_and_the_page_still_renders(page, app_url):
     assert values.get("Aggregate tok/s")
     assert "Step time" in values
     assert_no_exception(page)
+
+
+def tab_open(page) -> str:
+    return page.locator('[role="tab"][aria-selected="true"]').first.inner_text()
+
+
+def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(page, app_url):
+    open_page(page, f"{app_url}/Roofline?scenario={SEED}")
+    assert tab_open(page) == "Roofline and step time"
+    assert "tab=" not in sidebar_share_link(page)  # the first tab: the link stays as it was
+    page.get_by_role("tab", name="HBM per GPU").click()
+    wait_url(page, r"[?&]tab=HBM(\+|%20)per(\+|%20)GPU(&|$)")
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while "tab=HBM%20per%20GPU" not in sidebar_share_link(page) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    link = sidebar_share_link(page).strip()
+    assert link.endswith("tab=HBM%20per%20GPU"), link
+
+    # a fresh session from the link opens that tab, with its chart
+    open_page(page, link)
+    assert tab_open(page) == "HBM per GPU"
+    page.locator(".gtitle", has_text="HBM per GPU").first.wait_for(timeout=WAIT_MS)
+    # moving to another page opens its first tab, and its link names none
+    page.locator(".st-key-whatif_nav").get_by_role("link", name="Cold start").click()
+    page.get_by_role("tab", name="Five items, optimised").wait_for(timeout=WAIT_MS)
+    wait_idle(page)
+    assert tab_open(page) == "Five items, optimised"
+    assert "tab=" not in sidebar_share_link(page)
+    # the first tab again: the link drops the key
+    open_page(page, link)
+    page.get_by_role("tab", name="Roofline and step time").click()
+    wait_url(page, r"/Roofline\?(?!.*tab=)")
+    # a tab this page does not have opens the first one, and leaves the link
+    open_page(page, f"{app_url}/Roofline?scenario={SEED}&tab=Strategies")
+    assert tab_open(page) == "Roofline and step time"
+    assert "tab=" not in sidebar_share_link(page)
+    assert_no_exception(page)
+
+
+def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widgets(page, app_url):
+    open_page(page, f"{app_url}/Roofline?scenario={SEED}")
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    links = sidebar.locator(".st-key-whatif_nav").get_by_role("link").all_inner_texts()
+    assert [t.strip().split("\n")[-1] for t in links] == [
+        "Home",
+        "Roofline",
+        "Launch overhead",
+        "Cold start",
+        "Scale to zero",
+        "Measurements",
+        "Compare",
+        "Serving",
+    ]
+    assert sidebar.get_by_role("link", name="app", exact=True).count() == 0
+
+    def top(locator) -> float:
+        return locator.first.bounding_box()["y"]
+
+    share = top(sidebar.locator('[data-testid="stCode"]'))
+    pin = top(sidebar.get_by_role("button", name="Pin as baseline"))
+    report = top(sidebar.get_by_role("button", name="Export report (HTML)"))
+    scenario = top(sidebar.get_by_text("Scenario", exact=True))
+    assert share < pin < report < scenario
+    assert report < 1000, "the report button is on the first screen (1400 × 1000)"
