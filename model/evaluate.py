@@ -161,7 +161,9 @@ def strict_figures(figures: dict) -> dict:
 
 
 def seed_table(s: Scenario) -> list[dict]:
-    """The seed's four rows for this scenario: BF16 or INT4 × graphs off or on.
+    """The seed's four rows for this scenario: BF16 or INT4 × graphs off or on, then, when the
+    scenario's weights are in another dtype (FP8, say), its own two rows, so the table always
+    has the scenario in it.
 
     Each row: ``configuration``, ``t_hbm_ms`` (GPU time), ``t_fixed_ms`` (launch + host),
     ``t_step_ms``, ``tokens_per_s``, ``speedup`` against the first row. The graphs-on rows use
@@ -173,13 +175,20 @@ def seed_table(s: Scenario) -> list[dict]:
     """
     s = s.effective()
     rows = []
-    for dtype in ("bf16", "int4"):
+    dtypes = ("bf16", "int4") + (() if s.weights_dtype in ("bf16", "int4") else (s.weights_dtype,))
+    for dtype in dtypes:
+        own = (
+            " (scenario's dtype)"
+            if dtype == s.weights_dtype and dtype not in ("bf16", "int4")
+            else ""
+        )
         for graphs in ("none", "full_decode_only"):
             v = s.with_dtype(dtype, cuda_graphs=graphs)
             r = {k: float(a[0]) for k, a in sweep(v, [s.batch]).items() if k != "bound"}
             rows.append(
                 {
-                    "configuration": f"{dtype.upper()}, {'CUDA graphs' if graphs != 'none' else 'no graphs'}",
+                    "configuration": f"{dtype.upper()}{own}, "
+                    f"{'CUDA graphs' if graphs != 'none' else 'no graphs'}",
                     "t_hbm_ms": r["t_gpu_s"] / MS,
                     "t_fixed_ms": (r["t_launch_s"] + r["t_host_s"]) / MS,
                     "t_step_ms": r["t_step_s"] / MS,

@@ -46,6 +46,13 @@ def _ms(seconds: float) -> str:
     return f"{seconds / MS:.3g} ms"
 
 
+def _moves(before_s: float, after_s: float) -> str:
+    """ "go from 8.36 ms to 5.1 ms", or "stay at 8.36 ms" where the two read the same: a
+    sentence never says a figure changes to itself."""
+    a, b = _ms(before_s), _ms(after_s)
+    return f"stay at {a}" if a == b else f"go from {a} to {b}"
+
+
 def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
     """The ten knobs for scenario ``s``: ``number``, ``knob``, ``attacks``, ``cost``,
     ``applies`` (bool, or None where not modelled) and ``here`` (the scenario's figure)."""
@@ -69,8 +76,8 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
         rows.append(
             (
                 True,
-                f"This scenario runs eager: {lf['graph_mode']} graphs would take the step from "
-                f"{lf['t_step_eager_ms']:.3g} to {lf['t_step_graph_ms']:.3g} ms "
+                f"This scenario runs eager: with {lf['graph_mode']} graphs the step would "
+                f"{_moves(lf['t_step_eager_ms'] * MS, lf['t_step_graph_ms'] * MS)} "
                 f"({lf['graph_speedup']:.2f}×).",
             )
         )
@@ -116,9 +123,8 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
         rows.append(
             (
                 True,
-                f"Piecewise still launches {int(own['launches'])} pieces per step; a full decode "
-                f"graph would take the step from {_ms(own['t_step_s'])} to "
-                f"{_ms(alt['t_step_s'])}.",
+                f"Piecewise still launches {int(own['launches'])} pieces per step; with a full "
+                f"decode graph the step would {_moves(own['t_step_s'], alt['t_step_s'])}.",
             )
         )
     elif s.cuda_graphs == "none":
@@ -178,8 +184,7 @@ def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
         (
             None,
             f"τ = {s.launch_us:g} µs assumes a resident driver and steady clocks. "
-            f"If jitter doubled τ the step would go from {_ms(own['t_step_s'])} to "
-            f"{_ms(slow['t_step_s'])}"
+            f"If jitter doubled τ the step would {_moves(own['t_step_s'], slow['t_step_s'])}"
             + (" (graphs make it almost insensitive to τ)." if calm else "."),
         )
     )

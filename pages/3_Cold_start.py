@@ -56,11 +56,11 @@ shown.notice("fp8-trap", "info")
 draw_sidebar()  # after the headline metrics: their deltas leave first
 tabs = lazy_tabs(
     [
-        "Five items and the optimised start",
-        "Columns and savings (tables)",
-        "Item 4: from storage to HBM",
-        "Sleep mode and a warm replica",
-        "Capture sizes and presets",
+        "Five items, optimised",
+        "Columns and savings",
+        "Item 4: storage to HBM",
+        "Sleep and warm replica",
+        "Capture sizes",
         "Breakdown and downloads",
     ],
     key="t_cold",

@@ -62,11 +62,11 @@ PAGES = {
     "pages/3_Cold_start.py": (
         "t_cold",
         [
-            "Five items and the optimised start",
-            "Columns and savings (tables)",
-            "Item 4: from storage to HBM",
-            "Sleep mode and a warm replica",
-            "Capture sizes and presets",
+            "Five items, optimised",
+            "Columns and savings",
+            "Item 4: storage to HBM",
+            "Sleep and warm replica",
+            "Capture sizes",
             "Breakdown and downloads",
         ],
     ),

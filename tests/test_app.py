@@ -233,7 +233,7 @@ def test_bucket_editor_applies_good_sizes_and_names_bad_ones():
 
 def test_bucket_preset_button():
     at = open_page(LAUNCH, "launch:buckets")
-    at.button[[b.label for b in at.button].index("bounded (cold-start runbook)")].click().run()
+    at.button[[b.label for b in at.button].index("bounded (1 to 64)")].click().run()
     assert at.query_params["capture_sizes"] in ("1,2,4,8,16,24,32,64", ["1,2,4,8,16,24,32,64"])
     assert metrics(at)["Graphs captured"] == "16"
 

@@ -10,7 +10,7 @@ from ui.layout import md_escape
 
 BUCKET_PRESETS = {
     "vLLM default": VLLM_CAPTURE_SIZES,
-    "bounded (cold-start runbook)": (1, 2, 4, 8, 16, 24, 32, 64),
+    "bounded (1 to 64)": (1, 2, 4, 8, 16, 24, 32, 64),
     "powers of 2": tuple(2**i for i in range(10)),
 }
 ERRORS_KEY = "_whatif_bucket_errors"

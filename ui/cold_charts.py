@@ -197,7 +197,7 @@ def columns_figure(columns: dict[str, dict]):
     floor = max(c["floor_s"] for c in columns.values())
     top = max(c["total_s"] for c in columns.values())
     layout = base_layout(
-        "Which items to attack: the runbook's optimisations",
+        "Which items to attack: this start, one fix at a time, all fixes",
         legend_rows=2,
         barmode="stack",
         uniformtext={"minsize": 10, "mode": "hide"},  # a value that does not fit is left out

@@ -168,8 +168,8 @@ def cold_start_formulas() -> None:
         st.markdown(
             "Eager (CUDA graphs: none): no compile and no capture, item 5 = 0. Cold compile "
             "~24 s against ~5 s from the cache; ~0.3 s per graph, so vLLM's 51 sizes × 2 ≈ 31 s "
-            "and the bounded 1, 2, 4, 8, 16, 24, 32, 64 × 2 ≈ 5 s (this app's reading of the "
-            "cold-start runbook; published vLLM logs: torch.compile 19–20 s cold, 1.5–7.5 s "
+            "and the bounded 1, 2, 4, 8, 16, 24, 32, 64 × 2 ≈ 5 s (this app's reading of "
+            f"{SOURCE_TITLES['cold_start']}; published vLLM logs: torch.compile 19–20 s cold, 1.5–7.5 s "
             "cached)."
         )
         st.markdown("**Sleep mode and the optimised counterpart**")
@@ -180,7 +180,7 @@ def cold_start_formulas() -> None:
         st.markdown(
             "Optimised = an overlapping loader at its default streams (Run:ai streamer, 16), a "
             "warm compile cache, the bounded capture sizes (plus the bucket of the scenario's "
-            "batch), and process init at most ~3 s (lean environment). The runbook's 70B FP8: "
+            "batch), and process init at most ~3 s (lean environment). The post's 70B FP8 example: "
             "~93 s → ~28 s; only item 4 ~73 s; only item 5 ~49 s."
         )
         st.markdown(
@@ -189,7 +189,7 @@ def cold_start_formulas() -> None:
             "mode', 'An example cold start, item by item'; NVIDIA, Reducing Cold Start "
             "Latency (Run:ai Model Streamer); vLLM docs for the loaders; vLLM blog, Sleep "
             "Mode; published vLLM start-up logs. Every loader and storage value cites its "
-            "source (Capture sizes and presets tab)."
+            "source (Capture sizes tab)."
         )
 
 
@@ -225,7 +225,7 @@ def economics_formulas() -> None:
             r"\text{SLA misses}\times\text{penalty}"
         )
         st.caption(
-            f"Sources: {SOURCE_NAMES['cold_start']}, 'The economics of scale-to-zero'; Kleinrock, "
+            f"Sources: {SOURCE_TITLES['cold_start']}: 'The economics of scale-to-zero'; Kleinrock, "
             "Queueing Systems vol. 1 (1975), §2.4 for the Poisson gap probability. The cold "
             "start, wake time and the replica's capacity come from the Cold start and Roofline "
             "lenses for the same scenario."

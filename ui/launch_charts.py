@@ -301,8 +301,8 @@ def launch_share_figure(share: dict, kernels: int, launch_us: float, bandwidth_t
         },
     ]
     marks = [
-        (5.5, "5.5 GiB (the Q&A post's AWQ)", "circle", INK),
-        (14.2, "14.2 GiB (the Q&A post's BF16)", "circle", INK),
+        (5.5, "5.5 GiB (AWQ weights, worked example)", "circle", INK),
+        (14.2, "14.2 GiB (BF16 weights, worked example)", "circle", INK),
         (share["current_gib"], "this model", "star", COLORS["now"]),
     ]
     top = float(np.nanmax(share["speedup"])) * 1.45

@@ -85,7 +85,7 @@ SOURCE_NAMES = {
     "roofline": "the roofline post",
     "launch": "the kernel-launch post",
     "qa": "the CUDA graphs Q&A post",
-    "cold_start": "the cold-start runbook",
+    "cold_start": "the cold-start post",
 }
 #: each source's own title and what it is (the formulas' "Sources" lines)
 SOURCE_TITLES = {

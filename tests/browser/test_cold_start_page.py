@@ -41,10 +41,10 @@ def test_share_link_matches_the_cli(page, app_url):
     charts.nth(1).wait_for(state="visible", timeout=WAIT_MS)
     assert charts.count() == 2
     for tab, charts_in_tab, marker in (
-        ("Columns and savings (tables)", 0, "Each optimisation alone"),
-        ("Item 4: from storage to HBM", 2, None),
-        ("Sleep mode and a warm replica", 1, None),
-        ("Capture sizes and presets", 0, "Loaders and storage tiers"),
+        ("Columns and savings", 0, "Each optimisation alone"),
+        ("Item 4: storage to HBM", 2, None),
+        ("Sleep and warm replica", 1, None),
+        ("Capture sizes", 0, "Loaders and storage tiers"),
     ):
         page.get_by_role("tab", name=tab).click()
         if charts_in_tab:

@@ -205,7 +205,7 @@ def _items_caption(v: View) -> str:
     ]
     if extras:
         head = (
-            "Beside the cold-start runbook's five items, this engine's start-up runs "
+            "Beside the five cold-start items, this engine's start-up runs "
             + ", ".join(
                 f"{SUBLINE_NAMES[name]} {value:g} s (in item {ITEM_OF[item]})"
                 for name, item, value in extras
@@ -213,7 +213,7 @@ def _items_caption(v: View) -> str:
             + ". "
         )
     else:
-        head = "No start-up steps beside the cold-start runbook's five items (ideal physics). "
+        head = "No start-up steps beside the five cold-start items (ideal physics). "
     ranks = (
         f", each of the {cs['read_ranks']} ranks reading its own shard."
         if cs["read_ranks"] > 1

@@ -21,15 +21,16 @@ def strategy_table(fig: dict) -> pd.DataFrame:
         f = fig[k]
         rows.append(
             {
+                # the two deciding columns first: they stay in view at any width
                 "strategy": STRATEGY_NAMES[k] + (" ◀" if k == fig["recommended"] else ""),
-                "GPU-hours/day": round(f["gpu_hours_per_day"], 2),
+                "total USD/day": round(f["total_usd_per_day"], 2),
+                "SLA misses/day": round(f["sla_misses_per_day"], 2),
                 "GPU USD/day": round(f["cost_usd_per_day"], 2),
+                "GPU-hours/day": round(f["gpu_hours_per_day"], 2),
                 "cold starts/day": round(f["cold_starts_per_day"], 2),
                 "delayed/day": round(f["delayed_requests_per_day"], 2),
                 "p99 wait [s]": round(f["p99_wait_s"], 2),
                 "worst wait [s]": round(f["worst_wait_s"], 2),
-                "SLA misses/day": round(f["sla_misses_per_day"], 2),
-                "total USD/day": round(f["total_usd_per_day"], 2),
             }
         )
     return pd.DataFrame(rows)
@@ -162,7 +163,7 @@ SCALE_TO_ZERO = Lens(
         Table(
             "strategies",
             lambda v: strategy_table(_eco(v)),
-            columns={"strategy": Column("strategy", width="large")},
+            columns={"strategy": Column("strategy", width="medium")},
             report="Strategies",
             download="Strategies",
         ),
@@ -178,7 +179,7 @@ SCALE_TO_ZERO = Lens(
         "cold-range": _cold_range,
         "penalty": _penalty,
         "optimised": _optimised,
-        "rule": "The rule, from the cold-start runbook: keep warm when the idle GPU cost in the "
+        "rule": "The rule of thumb: keep warm when the idle GPU cost in the "
         "troughs is lower than the cost of missing the SLA at every start-up; scale to zero "
         "when troughs are long and the optimised cold start fits the tolerance.",
     },
