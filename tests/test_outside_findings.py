@@ -5,6 +5,7 @@ bound), and user text reached the CSV downloads as formula cells."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -437,6 +438,75 @@ def test_a_full_store_takes_room_from_the_owner_pushing_it_over_first(backend): 
     assert all(store.get(x) is not None for x in [*a, c, new])
 
 
+# --- 8. an uploaded trace travels with the share link ---------------------------------------
+
+TRACE_CSV = "arrival_s,input_tokens,output_tokens\n" + "".join(
+    f"{i * 37.5:.1f},{512 + (i * 97) % 2048},{64 + (i * 31) % 512}\n" for i in range(2000)
+)
+
+
+def _scale_to_zero(**query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages/4_Scale_to_zero.py"), default_timeout=120)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _cost(at) -> str:
+    return next(m.value for m in at.metric if m.label == "Total per day")
+
+
+def test_a_trace_in_the_link_is_replayed_from_the_store(flaky):
+    profile = _scale_to_zero(scenario="default")
+    trace_id = flaky.put("our-day.csv", TRACE_CSV.encode())
+    at = _scale_to_zero(scenario="default", trace=trace_id)
+    assert any("trace our" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert _cost(at) != _cost(profile)  # the trace's figures, not the profile's
+    assert at.query_params.get("trace") == trace_id
+    assert not any("session only" in w.value for w in at.warning)
+
+
+def test_a_trace_the_store_cannot_open_just_now_stays_in_the_link_and_is_said(flaky):
+    trace_id = flaky.put("our-day.csv", TRACE_CSV.encode())
+    flaky.fail_get = True
+    at = _scale_to_zero(scenario="default", trace=trace_id)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "could not be opened just now" in warnings and "not the link author's" in warnings
+    assert "db.internal" not in warnings
+    assert at.query_params.get("trace") == trace_id  # a reload or a re-share keeps it
+    flaky.fail_get = False
+    at.run()  # the next run tries again
+    assert not at.exception
+    assert any("trace our" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("bad", ["0" * 64, "not-an-id", "ex-azure"])
+def test_a_trace_id_that_is_not_stored_is_said_and_dropped(flaky, bad):
+    at = _scale_to_zero(scenario="default", trace=bad)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "traffic profile instead" in warnings, warnings
+    assert not at.query_params.get("trace")
+    assert any("traffic: " in c.value for c in at.caption)
+
+
+def test_a_trace_that_cannot_be_stored_says_the_link_does_not_carry_it(flaky):
+    from model.readers.traces import read_trace
+    from ui import economics_view
+
+    flaky.fail_put = True
+    at = _scale_to_zero(scenario="default")
+    # the uploader's callback, as Streamlit runs it, with the session's state
+    tr = read_trace("our-day.csv", TRACE_CSV.encode())
+    at.session_state[economics_view.TRACE] = tr
+    at.session_state[economics_view.TRACE_ID] = None
+    at.run()
+    warnings = " ".join(w.value for w in at.warning)
+    assert "in this session only" in warnings and "does not carry it" in warnings
+    assert not at.query_params.get("trace")
+
+
 # --- 11. pre-warm's p99 wait over the whole day's requests -----------------------------------
 
 
@@ -505,6 +575,40 @@ def test_parse_log_says_at_least_for_gpus_counted_from_the_ranks_it_shows(tmp_pa
     )
     assert done.returncode == 0, done.stderr
     assert "at least 7" in done.stdout
+
+
+STREAM = (
+    "{prefix}INFO 06-19 23:05:{sec} [file_streamer.py:179] [RunAI Streamer] Overall time to "
+    "stream {size} of all files to cpu: {s}s, {rate}/s"
+)
+
+
+def test_two_unrelated_streamer_lines_are_noted_and_one_models_shards_are_not(tmp_path):
+    from model.readers.vllm_log import parse_log
+
+    unrelated = [
+        STREAM.format(prefix="", sec="01", size="942.3 MiB", s="1.2", rate="785.3 MiB"),
+        STREAM.format(prefix="", sec="09", size="14.9 GiB", s="6.1", rate="2.4 GiB"),
+    ]
+    ds = parse_log("\n".join(unrelated), "two.log")
+    notes = " ".join(ds.extra.get("notes", []))
+    assert "2 Run:ai streamer lines" in notes and "keep the longest (line 2: 14.9 GiB" in notes
+    assert "line 1: 0.92 GiB in 1.2 s" in notes
+    assert ds.figures["stream_s"] == pytest.approx(6.1)
+
+    shards = [
+        STREAM.format(
+            prefix=f"(VllmWorker rank={r} pid={10 + r}) ",
+            sec=f"0{r}",
+            size="3.7 GiB",
+            s=f"2.{r}",
+            rate="1.7 GiB",
+        )
+        for r in range(4)
+    ]
+    ds = parse_log("\n".join(shards), "tp4.log")
+    assert not any("streamer" in n for n in ds.extra.get("notes", []))
+    assert ds.figures["stream_s"] == pytest.approx(2.3)
 
 
 def test_eval_on_a_model_that_does_not_fit_says_so_first():
@@ -601,6 +705,52 @@ def test_the_seed_table_calls_its_gpu_time_so():
     frame = next(df.value for df in at.dataframe if df.value.index.name != "figures")
     columns = list(frame.columns)
     assert "GPU time [ms]" in columns and "HBM reads [ms]" not in columns
+
+
+def test_the_seed_table_has_the_scenarios_own_dtype():
+    from model.evaluate import seed_table
+
+    fp8 = [r["configuration"] for r in seed_table(resolve([("scenario", "default")])[0])]
+    assert fp8[-2:] == ["FP8 (scenario's dtype), no graphs", "FP8 (scenario's dtype), CUDA graphs"]
+    seed = [r["configuration"] for r in seed_table(resolve([("scenario", "seed-3b-4090")])[0])]
+    assert seed == ["BF16, no graphs", "BF16, CUDA graphs", "INT4, no graphs", "INT4, CUDA graphs"]
+
+
+def test_a_figure_that_does_not_move_is_said_to_stay():
+    from model.knobs import _moves, knobs
+
+    assert _moves(8.3601e-3, 8.3649e-3) == "stay at 8.36 ms"
+    assert _moves(8.36e-3, 5.1e-3) == "go from 8.36 ms to 5.1 ms"
+    from model.presets import scenario_names
+
+    for name in scenario_names():
+        for row in knobs(resolve([("scenario", name)])[0]):
+            text = row["here"]
+            for a, b in re.findall(r"from ([\d.]+ ms) to ([\d.]+ ms)", text):
+                assert a != b, text
+
+
+def test_the_landing_page_is_listed_as_home():
+    import tomllib
+
+    from ui.sidebar import NAV
+
+    config = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())
+    assert config["client"]["showSidebarNavigation"] is False
+    assert NAV[0][1:] == ("app.py", "Home")
+    assert sorted(p for _, p, _ in NAV[1:]) == sorted(
+        f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py")
+    )
+
+
+def test_calibrated_values_carry_their_units():
+    from ui.layout import calibrated_values
+
+    s = resolve(
+        [("scenario", "seed-3b-4090"), ("host_ms", "1.424"), ("bw_efficiency", "0.8")]
+        + [("calibrated", "host_ms,bw_efficiency")]
+    )[0]
+    assert calibrated_values(s) == "host work = 1.424 ms, bandwidth efficiency = 0.8"
 
 
 def test_an_unchanged_fit_error_reads_unchanged():

@@ -1,6 +1,12 @@
 """The Scale to zero page's own controls (traffic, prices, SLA, strategies' keys), the trace
 kept in the session, and its layout pieces. Every key change rewrites the URL like the
-sidebar's widgets; the trace stays in this browser session."""
+sidebar's widgets.
+
+A trace that was read is put in the data-set store, as the Measurements page stores a data
+set, and the link carries its id (``trace=<id>``): a reviewer who opens the link replays the
+same trace. When it cannot be stored (the store unavailable, the session's sharing bound) the
+page says that the link does not carry it; a link whose trace cannot be opened says so too,
+keeps the id while the store is only unavailable, and tries again on the next run."""
 
 from __future__ import annotations
 
@@ -16,6 +22,9 @@ from ui.text import GLOSSARY, md_escape
 TRACE = "_whatif_trace"
 TRACE_ERROR = "_whatif_trace_error"
 TRACE_VERSION = "_whatif_trace_version"  #: bumped whenever the trace changes
+TRACE_ID = "_whatif_trace_id"  #: the store id of the trace held (None: this session only)
+TRACE_NOTICES = "_whatif_trace_notices"  #: what sharing the trace could not do
+TRACE_TRIED = "_whatif_trace_tried"  #: link ids that were opened, or failed for good
 LENS_CACHE = "_whatif_economics_cache"
 
 
@@ -43,22 +52,109 @@ def _trace_changed() -> None:
 
 
 def trace():
-    """The trace uploaded in this session, or None."""
+    """The trace this session replays (uploaded here, or named by the link), or None."""
+    _sync_from_link()
     return st.session_state.get(TRACE)
+
+
+def notices() -> list[str]:
+    """What sharing the trace could not do (markdown, user text escaped)."""
+    return list(st.session_state.get(TRACE_NOTICES, []))
+
+
+def _notice(text: str) -> None:
+    found = st.session_state.setdefault(TRACE_NOTICES, [])
+    if text not in found:
+        found.append(text)
+
+
+def _hold(tr, trace_id: str | None) -> None:
+    st.session_state[TRACE] = tr
+    st.session_state[TRACE_ID] = trace_id
+    _trace_changed()
+
+
+def _sync_from_link() -> None:
+    """Open the trace the link names when it is not the one held (a fresh session from a share
+    link, or a link edited by hand). Cheap when nothing is new: one comparison."""
+    wanted = state.trace_link()
+    held = st.session_state.get(TRACE_ID)
+    if wanted is None:
+        if held is not None:  # the link no longer names the shared trace held
+            _hold(None, None)
+        return
+    if wanted == held or wanted in st.session_state.get(TRACE_TRIED, set()):
+        return
+    _open(wanted)
+
+
+def _open(trace_id: str) -> None:
+    import datastore
+    from model.readers.traces import read_trace
+
+    tried = st.session_state.setdefault(TRACE_TRIED, set())
+    st.session_state[TRACE_NOTICES] = []
+    try:
+        datastore.check_id(trace_id)
+    except datastore.InvalidId:
+        tried.add(trace_id)
+        _notice(
+            "The link's `trace` field is not a stored trace's id (64 lowercase hexadecimal "
+            "characters); the page replays the traffic profile instead."
+        )
+        state.set_trace_link(None)
+        return
+    store = datastore.get_store()
+    try:
+        found = store.get(trace_id)
+    except datastore.Unavailable as exc:
+        datastore.mark_unavailable(store, exc.message)
+        _notice(
+            f"The link's request trace (`{trace_id[:12]}…`) could not be opened just now: the "
+            "server's data-set store is unavailable. The page shows the traffic profile "
+            "meanwhile (these figures are not the link author's); the link keeps the trace, "
+            "and the page tries again on your next change or reload."
+        )
+        return  # not tried: the next run tries again
+    tried.add(trace_id)
+    if found is None:
+        _notice(
+            "The link's request trace is no longer stored; the page replays the traffic "
+            "profile instead, so its figures are not the ones the link's author saw."
+        )
+        state.set_trace_link(None)
+        return
+    try:
+        tr = read_trace(found.name, found.data)
+    except ScenarioError as exc:  # stored traces were read once; a changed reader may refuse
+        _notice(
+            f"The link's request trace **{md_escape(found.name)}** could not be read again "
+            f"({md_escape(exc.message)}); the page replays the traffic profile instead."
+        )
+        state.set_trace_link(None)
+        return
+    _hold(tr, trace_id)
 
 
 def _on_trace() -> None:
     from model.readers.traces import read_trace
+    from ui import measure_data
 
     st.session_state[TRACE_ERROR] = None
+    st.session_state[TRACE_NOTICES] = []
     upload = st.session_state.get("w_trace_upload")
     if upload is None:
         return
+    data = upload.getvalue()
     try:
-        st.session_state[TRACE] = read_trace(upload.name, upload.getvalue())
-        _trace_changed()
+        tr = read_trace(upload.name, data)
     except ScenarioError as exc:
         st.session_state[TRACE_ERROR] = (upload.name, exc.message)
+        return
+    trace_id = measure_data._share(upload.name, data, _notice=_notice)  # noqa: SLF001
+    st.session_state.setdefault(TRACE_TRIED, set()).add(trace_id)
+    _hold(tr, trace_id)
+    state.set_trace_link(trace_id)
 
 
 def _on_traffic() -> None:
@@ -75,9 +171,10 @@ def _on_traffic() -> None:
 
 
 def _drop_trace() -> None:
-    _trace_changed()
-    st.session_state[TRACE] = None
+    _hold(None, None)
     st.session_state[TRACE_ERROR] = None
+    st.session_state[TRACE_NOTICES] = []
+    state.set_trace_link(None)
 
 
 def _shown(value) -> str:
@@ -240,3 +337,12 @@ def trace_area() -> None:
     err = st.session_state.get(TRACE_ERROR)
     if err:
         st.error(f"**{md_escape(err[0])}**: {md_escape(err[1])}")
+    for text in notices():  # markdown with user text escaped
+        st.warning(text, icon=":material/database:")
+    if tr is not None and st.session_state.get(TRACE_ID) is None:
+        st.warning(
+            f"The trace **{md_escape(tr.name)}** is in this session only: the share link does "
+            "not carry it, so a reviewer who opens the link sees the traffic profile's "
+            "figures, not these.",
+            icon=":material/link_off:",
+        )

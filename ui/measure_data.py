@@ -129,9 +129,10 @@ def _unavailable_text() -> str:
     )
 
 
-def _share(name: str, data: bytes) -> str | None:
-    """Put a file that was read in the store; its id, or None (with a notice) when it cannot
-    be shared. The page goes on either way."""
+def _share(name: str, data: bytes, _notice=_notice) -> str | None:
+    """Put a file that was read in the store; its id, or None (with a notice, given to
+    ``_notice``: the Measurements page's list by default) when it cannot be shared. The page
+    goes on either way. The Scale to zero page shares its trace through it too."""
     shared = st.session_state.get(SHARED, 0)
     if shared >= MAX_SHARED:
         _notice(

@@ -1051,6 +1051,7 @@ class _Start:
     compiled_untimed: int = 0  # line showing the model was compiled, with no time printed
     totals: dict = field(default_factory=dict)  # rank -> its "torch.compile takes … in total"
     procs: set = field(default_factory=set)  # every process prefix that printed a matched line
+    streams: list = field(default_factory=list)  # (line, rank, GiB, s) of each streamer line
 
     @property
     def has_figures(self) -> bool:
@@ -1179,6 +1180,8 @@ class _Parser:
             return True
         if h.key == "torch_compile_total_s":
             st.totals[row.rank] = max(st.totals.get(row.rank, 0.0), v)
+        if h.key == "stream_s":
+            st.streams.append((row.no, row.rank, more.get("stream_gib"), v))
         old = st.best.get(h.key)
         if old is None or v > old[0]:
             st.best[h.key] = (v, row.no, more)
@@ -1348,6 +1351,7 @@ class _Parser:
         for key, (v, _line, more) in st.best.items():
             f[key] = v
             f.update(more)
+        self._stream_note(st)
         for key, per_rank in st.summed.items():
             f[key] = round(max(sum(labels.values()) for labels in per_rank.values()), 6)
         if "model_loading_gib" not in f and "profile_weights_gib" in f:
@@ -1389,6 +1393,35 @@ class _Parser:
                 f[k] = int(round(f[k]))
         order = {k: i for i, k in enumerate(FIGURE_KEYS)}
         return dict(sorted(f.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+    def _stream_note(self, st: _Start) -> None:
+        """Streamer lines of one start that are not one model's shards (one rank streaming
+        twice, or sizes more than 25 % apart: a draft model, an encoder, a reload): the
+        figures keep the longest, and a note says which lines were left out of them."""
+        if len(st.streams) < 2 or "stream_s" not in st.best:
+            return
+        sizes = [g for _n, _r, g, _s in st.streams if g]
+        ranks = [r for _n, r, _g, _s in st.streams]
+        apart = bool(sizes) and max(sizes) > 1.25 * min(sizes)
+        if not apart and len(set(ranks)) == len(ranks):
+            return  # one line per rank, of one size: the shards of one model
+        kept = st.best["stream_s"][1]
+
+        def said(n, g, s):
+            return f"line {n}: {g:,.3g} GiB in {s:,.3g} s" if g else f"line {n}: {s:,.3g} s"
+
+        others = [said(n, g, s) for n, _r, g, s in st.streams if n != kept]
+        kept_text = next(said(n, g, s) for n, _r, g, s in st.streams if n == kept)
+        more = "" if len(others) <= 3 else f" and {len(others) - 3} more"
+        note = (
+            f"{len(st.streams)} Run:ai streamer lines in one start do not read as one model's "
+            f"shards: the figures keep the longest ({kept_text}) and leave out "
+            f"{'; '.join(others[:3])}{more}; another model (a draft or an encoder) or a reload "
+            "may have streamed too"
+        )
+        notes = self.ds.extra.setdefault("notes", [])
+        if note not in notes:
+            notes.append(note)
 
     def _conditions(self, st: _Start, figures: dict) -> dict:
         c = dict(st.conditions)
