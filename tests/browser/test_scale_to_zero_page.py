@@ -3,6 +3,8 @@ context, and a trace uploaded through the real uploader changes them (SPEC 4.4 a
 
 from __future__ import annotations
 
+import re
+
 from .conftest import (
     WAIT_MS,
     assert_no_exception,
@@ -36,7 +38,7 @@ def test_a_share_link_reopens_the_same_figures_in_a_fresh_browser(page, browser,
         ctx.close()
 
 
-def test_an_uploaded_trace_changes_the_figures(page, app_url):
+def _upload_trace(page, app_url) -> dict:
     before = open_page(page, f"{app_url}/Scale_to_zero?{QUERY}")
     main = page.locator('[data-testid="stMain"]')
     main.get_by_text("Replay a request trace").click()
@@ -47,6 +49,30 @@ def test_an_uploaded_trace_changes_the_figures(page, app_url):
     assert after != before
     main.get_by_text("trace day.csv").first.wait_for(timeout=WAIT_MS)
     assert_no_exception(page)
+    return after
+
+
+def test_an_uploaded_trace_changes_the_figures(page, app_url):
+    _upload_trace(page, app_url)
+
+
+def test_an_uploaded_trace_travels_with_the_share_link(page, browser, app_url):
+    after = _upload_trace(page, app_url)
+    page.wait_for_url(re.compile(r"[?&]trace=[0-9a-f]{64}(&|$)"), timeout=WAIT_MS)
+    path, pairs = share_link(page)
+    assert any(k == "trace" and len(v) == 64 for k, v in pairs), pairs
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        other = ctx.new_page()
+        query = "&".join(f"{k}={v}" for k, v in pairs)
+        assert open_page(other, f"{app_url}{path}?{query}") == after  # the uploader's figures
+        main = other.locator('[data-testid="stMain"]')
+        main.get_by_text("trace day.csv").first.wait_for(timeout=WAIT_MS)
+        assert main.get_by_text("in this session only").count() == 0
+        assert_no_exception(other)
+    finally:
+        ctx.close()
 
 
 def test_a_bad_trace_is_refused_by_name_and_the_page_keeps_working(page, app_url):
