@@ -43,9 +43,8 @@ if tabs[1].open:
         )
 if tabs[2].open:
     with tabs[2]:
-        left, right = st.columns([3, 2])
-        shown.table("seed-table", where=left)
-        shown.markdown("amdahl", where=right)
+        shown.table("seed-table")  # the page's width: every column in view at 1440 px
+        shown.markdown("amdahl")
 if tabs[3].open:
     with tabs[3]:
         shown.downloads()

@@ -46,8 +46,8 @@ tabs = lazy_tabs(
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns([3, 2])
-        shown.chart("step-timeline", where=left)
-        shown.chart("step-timeline-zoom", where=right)
+        shown.chart("step-timeline", where=left, share=0.6)
+        shown.chart("step-timeline-zoom", where=right, share=0.4)
         shown.caption("timeline")
         shown.chart("graphs-modes")
         shown.table("modes")

@@ -322,13 +322,19 @@ def _wrap(text: str, width: int) -> list[str]:
 _SAFE_HREF = re.compile(r"https?://[^\s\"'<>]+")
 
 
-def caption_lines(label: str | list[str], link: str) -> list[str]:
+def caption_chars(share: float) -> int:
+    """Characters per caption line for a chart drawn over ``share`` of the page's width
+    (:data:`CAPTION_CHARS` fits a half; a narrower column gets fewer, none more)."""
+    return max(40, min(CAPTION_CHARS, int(CAPTION_CHARS * share / 0.5 * 0.92)))
+
+
+def caption_lines(label: str | list[str], link: str, chars: int = CAPTION_CHARS) -> list[str]:
     """The caption's lines as Plotly text (escaped): ``label`` (the scenario; a list: one line
     each) then the link, each wrapped at :data:`CAPTION_CHARS` characters, the link at most
     :data:`LINK_LINES` lines (a longer one ends with '…')."""
     labels = [label] if isinstance(label, str) else list(label)
-    lines = [line for text in labels for line in _wrap(one_line(text), CAPTION_CHARS)]
-    chunks = _wrap(one_line(link), CAPTION_CHARS)
+    lines = [line for text in labels for line in _wrap(one_line(text), chars)]
+    chunks = _wrap(one_line(link), chars)
     if len(chunks) > LINK_LINES:
         chunks = chunks[:LINK_LINES]
         chunks[-1] = chunks[-1][:-1] + "…"
@@ -341,14 +347,16 @@ def caption_lines(label: str | list[str], link: str) -> list[str]:
     return [plotly_text(c) for c in lines if c] + link_lines
 
 
-def captioned(fig: SpecFigure, label: str | list[str], link: str) -> SpecFigure:
+def captioned(
+    fig: SpecFigure, label: str | list[str], link: str, chars: int = CAPTION_CHARS
+) -> SpecFigure:
     """``fig`` with the caption (:func:`caption_lines`) in small grey text under its title
     (Plotly's subtitle): the figure grows by the caption's height, the top margin with it, so
     the plot, the axes and the legend keep their places and sizes. Under the title the caption
     never meets the legend, whose rows depend on the width the chart is drawn at."""
     spec = fig.spec
     layout = dict(spec["layout"])
-    lines = caption_lines(label, link)
+    lines = caption_lines(label, link, chars)
     extra = CAPTION_LINE_PX * len(lines) + CAPTION_PAD_PX
     height = int(layout.get("height") or 450)
     margin = {"l": 80, "r": 80, "t": 100, "b": 80, **(layout.get("margin") or {})}

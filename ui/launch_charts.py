@@ -81,10 +81,12 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
                 {
                     "x": end / MS,
                     "y": LANE_Y[f"{kind} · GPU"],
-                    "text": f" {duration(end)} · {n:,} launch{'es' if n != 1 else ''} · "
-                    f"GPU busy {tl['gpu_busy'] / end:.0%}",
+                    # two short lines: one long line ran past a half-width chart's edge
+                    "text": f" {duration(end)} · {n:,} launch{'es' if n != 1 else ''}<br>"
+                    f" GPU busy {tl['gpu_busy'] / end:.0%}",
                     "showarrow": False,
                     "xanchor": "left",
+                    "align": "left",
                     "font": {"size": 11},
                 }
             )
@@ -164,7 +166,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
     if zoom is None:
         title = f"One decode step, eager against graph ({plotly_text(launch_model)} launches)"
         top = max(eager["end"], timeline["graph"]["end"]) / MS
-        xrange = [0, top * 1.55]
+        xrange = [0, top * 1.6]
     else:
         k = min(zoom, len(eager["gpu_end"])) - 1
         title = f"Zoom: the first {k + 1} eager launches"
@@ -181,6 +183,7 @@ def timeline_figure(timeline: dict, t_host: float, launch_model: str, zoom: int 
             "range": [-0.6, len(LANES) - 0.4],
             "zeroline": False,
             "showgrid": False,
+            "automargin": True,  # the lane names whole in any font (the report's: "ager · CPU")
         },
         annotations=notes,
         showlegend=zoom is None,

@@ -111,15 +111,16 @@ class Shown:
             return None if self.base is None else c.build(self.base)
         return c.build(self.view)
 
-    def chart(self, name: str, where=None) -> None:
+    def chart(self, name: str, where=None, share: float = 0.5) -> None:
         """The chart ``name`` with the session's measurements over it (where it takes them),
-        the baseline's chart in it or beneath it, and its note under it."""
+        the baseline's chart in it or beneath it, and its note under it; ``share``: the part
+        of the page's width it is drawn over (its caption wraps to fit)."""
         c = self.lens.chart(name)
         fig = c.build(self.view)
         if c.measured is not None:
             fig = c.measured(fig, self.view)
         base = c.build(self.base) if self.base is not None and c.page_baseline else None
-        chart(fig, c.name, base=base, where=where)
+        chart(fig, c.name, base=base, where=where, share=share)
         note = text(c.note, self.view)
         if note:
             (where or st).caption(note)

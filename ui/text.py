@@ -285,11 +285,14 @@ GLOSSARY = {
 
 
 def step_ms(ms: float) -> str:
-    """A decode step's time in a metric: three decimals below 100 ms (8.000 ms, 2.005 ms: the
-    worked examples' precision), one up to 10 s, then seconds, so a slow step still fits its
-    column at 1440 px (164.9 ms, 4,157.2 ms, 12.35 s)."""
-    if ms < 100:
+    """A decode step's time in a metric: three decimals below 10 ms (8.000 ms, 2.005 ms: the
+    worked examples' precision), two below 100 ms, one up to 10 s, then seconds, so any step
+    fits its column of six at 1440 px (11.34 ms, 164.9 ms, 4,157.2 ms, 12.35 s; "11.335 ms"
+    was cut to "11.335 …")."""
+    if ms < 10:
         return f"{ms:.3f} ms"
+    if ms < 100:
+        return f"{ms:.2f} ms"
     if ms < 10_000:
         return f"{ms:,.1f} ms"
     return f"{ms / 1000:,.2f} s"

@@ -3,6 +3,8 @@ fresh browser context, with the deltas the CLI's figures give (issue 12, part 1)
 
 from __future__ import annotations
 
+from ui.text import step_ms
+
 import re
 
 from .conftest import (
@@ -50,7 +52,7 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
     page.wait_for_url(re.compile(r"[?&]weights_dtype=int4"), timeout=WAIT_MS)
     base = cli_section("decode", SEED)["t_step_ms"]
     now = cli_section("decode", SEED, "weights_dtype=int4")["t_step_ms"]
-    wait_metrics(page, lambda v: v.get("Step time") == f"{now:.3f} ms")
+    wait_metrics(page, lambda v: v.get("Step time") == step_ms(now))
     expected = f"{now - base:+.3g} ms ({(now - base) / base:+.0%})".replace("%", " %")
     assert _delta(page, "Step time") == expected  # 3.5 ms against 8.0 ms: -4.5 ms (-56 %)
 
@@ -58,7 +60,7 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
     assert "base.scenario=seed-3b-4090" in link and "weights_dtype=int4" in link
     with browser_page(browser) as fresh:
         values = open_page(fresh, link.strip())
-        assert values["Step time"] == f"{now:.3f} ms"
+        assert values["Step time"] == step_ms(now)
         assert _delta(fresh, "Step time") == expected
         caption = fresh.locator('[data-testid="stSidebar"]').get_by_text("Baseline:").first
         assert "BF16" in caption.inner_text()

@@ -8,6 +8,8 @@ the chef seed (800 launches, 4.0 ms, 250 tok/s), both also read from the CLI.
 
 from __future__ import annotations
 
+from ui.text import step_ms
+
 import re
 
 from model.engines import normalise
@@ -32,8 +34,8 @@ def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     values = open_page(page, f"{app_url}/Launch_overhead?scenario=seed-qa-awq-5.5gib")
     lf = cli_section("launch", "seed-qa-awq-5.5gib")
     assert values["Kernels / step"] == "430"
-    assert values["Step, eager"] == f"{lf['t_step_eager_ms']:.3f} ms" == "8.056 ms"
-    assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms" == "5.911 ms"
+    assert values["Step, eager"] == step_ms(lf["t_step_eager_ms"]) == "8.056 ms"
+    assert values["Step, graph"] == step_ms(lf["t_step_graph_ms"]) == "5.911 ms"
     assert values["Graph speed-up"] == "1.36×"
     # the first tab's charts drew (timeline, zoom, mode sweep); the others draw when opened
     charts = page.locator('[data-testid="stPlotlyChart"]')
@@ -48,7 +50,12 @@ def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     page.get_by_text("remove --enforce-eager").wait_for(timeout=WAIT_MS)
     path, pairs = share_link(page)
     assert path.endswith("/Launch_overhead")
-    assert pairs == [("scenario", "seed-qa-awq-5.5gib"), ("engine", IDEAL)]
+    # the scenario, and the tab open (a reviewer lands on the knobs)
+    assert pairs == [
+        ("scenario", "seed-qa-awq-5.5gib"),
+        ("engine", IDEAL),
+        ("tab", "The ten knobs"),
+    ]
 
 
 def test_link_with_overrides_matches_the_cli(page, app_url):
@@ -58,8 +65,8 @@ def test_link_with_overrides_matches_the_cli(page, app_url):
     )
     lf = cli_section("launch", "seed-70b-eager-4xh100", *sets)
     assert values["Kernels / step"] == "430"
-    assert values["Eager launch time"] == f"{lf['t_launch_eager_ms']:.3f} ms" == "3.010 ms"
-    assert values["Step, graph"] == f"{lf['t_step_graph_ms']:.3f} ms"
+    assert values["Eager launch time"] == step_ms(lf["t_launch_eager_ms"]) == "3.010 ms"
+    assert values["Step, graph"] == step_ms(lf["t_step_graph_ms"])
     assert values["Launch ceiling"] == f"{lf['launch_ceiling_tokens_per_s']:.3g} tok/s"
 
 

@@ -8,6 +8,8 @@ Expected figures come from the CLI (``python -m model eval --json``).
 
 from __future__ import annotations
 
+from ui.text import step_ms
+
 import re
 
 import pytest
@@ -50,7 +52,7 @@ def test_first_sidebar_change_after_a_restart_is_kept(page, restartable_server):
     dec = cli_section("decode", seed, "batch=8")
     after = wait_metrics(page, lambda v: v.get("Aggregate tok/s") != before["Aggregate tok/s"])
     assert after["Aggregate tok/s"] == sig3(dec["tokens_per_s"])
-    assert after["Step time"] == f"{dec['t_step_ms']:.3f} ms"
+    assert after["Step time"] == step_ms(dec["t_step_ms"])
     assert batch.input_value() == "8"
     assert_no_exception(page)
 

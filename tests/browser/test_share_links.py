@@ -7,6 +7,8 @@ The expected figures come from the CLI (``python -m model eval --json``) or from
 
 from __future__ import annotations
 
+from ui.text import step_ms
+
 import re
 import time
 
@@ -64,7 +66,7 @@ def test_share_link_with_overrides_matches_the_cli(page, app_url):
     values = open_page(page, f"{app_url}/Roofline?scenario={SEED}&" + "&".join(overrides))
     assert values["Step time"] == "2.005 ms"
     dec = cli_decode(*overrides)
-    assert values["Step time"] == f"{dec['t_step_ms']:.3f} ms"
+    assert values["Step time"] == step_ms(dec["t_step_ms"])
     assert values["Aggregate tok/s"] == sig3(dec["tokens_per_s"]) == "499"
     share = sidebar_share_link(page)
     assert "weights_dtype=int4" in share and "cuda_graphs=full_decode_only" in share
@@ -79,7 +81,7 @@ def test_changing_batch_writes_the_url_and_updates_the_metrics(page, app_url):
     wait_url(page, r"[?&]batch=8(&|$)")
     after = wait_metrics(page, lambda v: v.get("Aggregate tok/s") != before["Aggregate tok/s"])
     assert after["Aggregate tok/s"] == sig3(cli_decode("batch=8")["tokens_per_s"])
-    assert after["Step time"] == f"{cli_decode('batch=8')['t_step_ms']:.3f} ms"
+    assert after["Step time"] == step_ms(cli_decode("batch=8")["t_step_ms"])
     deadline = time.monotonic() + WAIT_MS / 1000
     while "batch=8" not in sidebar_share_link(page) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
@@ -89,7 +91,7 @@ def test_changing_batch_writes_the_url_and_updates_the_metrics(page, app_url):
 
 def test_scenario_survives_moving_between_pages(page, app_url):
     dec = cli_decode("batch=4")
-    step, agg = f"{dec['t_step_ms']:.3f} ms", sig3(dec["tokens_per_s"])
+    step, agg = step_ms(dec["t_step_ms"]), sig3(dec["tokens_per_s"])
     roofline = open_page(page, f"{app_url}/Roofline?scenario={SEED}&batch=4")
     assert (roofline["Step time"], roofline["Aggregate tok/s"]) == (step, agg)
 
