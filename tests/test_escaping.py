@@ -41,9 +41,9 @@ RAW = re.compile(
 #: markup in a chart's spec: Plotly renders a subset of HTML and ``%{…}`` fields, but no markdown
 #: and no autolinks (a chart's caption names the scenario and carries its share link)
 PLOTLY_RAW = re.compile(r"<b>x|<a href|%\{x\} www")
-#: the one link a chart's spec may hold: the caption's share link (percent-encoded, so a name
-#: in it cannot end the attribute), as a link whose text is the link itself
-CAPTION_LINK = re.compile(r'<a href=\\?"(http://[^"\\<>\s]+)\\?">[^<]*</a>')
+#: the one link a chart's spec may hold: the caption's hook for hiding its share link on
+#: screen, an <a> to nowhere ("#") around the link's text
+CAPTION_LINK = re.compile(r'<a href=\\?"#\\?">([^<]*)</a>')
 
 
 def unescaped_punctuation(text: str) -> list[str]:
@@ -235,9 +235,9 @@ def raw_markup(kind: str, text: str):
     rest by markdown's."""
     chart = kind == "UnknownElement" and text.lstrip().startswith("{")
     if chart:
-        links = CAPTION_LINK.findall(text)
-        # the names reach the link percent-encoded: no character of theirs ends the attribute
-        assert all("'" not in link and "%3C" in link for link in links), links
+        # the names reach the link's text percent-encoded: none of their markup survives
+        joined = "".join(CAPTION_LINK.findall(text))
+        assert not joined or ("'" not in joined and "<" not in joined and "3C" in joined), joined
         return PLOTLY_RAW.search(CAPTION_LINK.sub("", text))
     return RAW.search(text)
 

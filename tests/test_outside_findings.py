@@ -173,6 +173,30 @@ def test_a_log_whose_lines_start_with_a_bracket_is_read_as_a_log(prefix, tmp_pat
         assert "JSON file" not in done.stderr
 
 
+@pytest.mark.parametrize("text", ["[" * 4_900_000, "[" * 3000 + "]" * 3000, '{"a":' * 5000])
+def test_json_nested_past_any_depth_is_a_clear_refusal(text, tmp_path):
+    import subprocess
+    import sys
+
+    from model.readers.importers import import_file
+
+    with pytest.raises(ScenarioError) as err:
+        import_file("deep.json", text.encode())
+    assert "nested too deeply" in err.value.message
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    for cmd in ("import", "calibrate"):
+        done = subprocess.run(
+            [sys.executable, "-m", "model", cmd, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert done.returncode == 2 and "internal error" not in done.stderr, done.stderr
+        assert "nested too deeply" in done.stderr
+
+
 def test_json_and_jsonl_are_still_read_as_benchmark_results():
     from model.readers.importers import _is_json
 

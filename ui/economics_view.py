@@ -90,7 +90,7 @@ def _sync_from_link() -> None:
 
 def _open(trace_id: str) -> None:
     import datastore
-    from model.readers.traces import read_trace
+    from ui import serving_worker
 
     tried = st.session_state.setdefault(TRACE_TRIED, set())
     st.session_state[TRACE_NOTICES] = []
@@ -125,7 +125,7 @@ def _open(trace_id: str) -> None:
         state.set_trace_link(None)
         return
     try:
-        tr = read_trace(found.name, found.data)
+        tr = serving_worker.read_file("trace", found.name, found.data)
     except ScenarioError as exc:  # stored traces were read once; a changed reader may refuse
         _notice(
             f"The link's request trace **{md_escape(found.name)}** could not be read again "
@@ -137,8 +137,7 @@ def _open(trace_id: str) -> None:
 
 
 def _on_trace() -> None:
-    from model.readers.traces import read_trace
-    from ui import measure_data
+    from ui import measure_data, serving_worker
 
     st.session_state[TRACE_ERROR] = None
     st.session_state[TRACE_NOTICES] = []
@@ -147,7 +146,7 @@ def _on_trace() -> None:
         return
     data = upload.getvalue()
     try:
-        tr = read_trace(upload.name, data)
+        tr = serving_worker.read_file("trace", upload.name, data)
     except ScenarioError as exc:
         st.session_state[TRACE_ERROR] = (upload.name, exc.message)
         return

@@ -317,11 +317,6 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines + [text]
 
 
-#: a link Plotly may draw as <a href>: http(s), none of the characters that would end the
-#: attribute or the tag (a share link is percent-encoded, so it never has them)
-_SAFE_HREF = re.compile(r"https?://[^\s\"'<>]+")
-
-
 def caption_chars(share: float) -> int:
     """Characters per caption line for a chart drawn over ``share`` of the page's width
     (:data:`CAPTION_CHARS` fits a half; a narrower column gets fewer, none more)."""
@@ -338,12 +333,11 @@ def caption_lines(label: str | list[str], link: str, chars: int = CAPTION_CHARS)
     if len(chunks) > LINK_LINES:
         chunks = chunks[:LINK_LINES]
         chunks[-1] = chunks[-1][:-1] + "…"
-    href = one_line(link)
-    if not _SAFE_HREF.fullmatch(href):  # not a plain http(s) link: text only, shown on screen
-        return [plotly_text(c) for c in lines + chunks if c]
-    # the link's lines are links (<a>): on screen :data:`SCREEN_CSS` hides them (the sidebar
-    # has the link), a downloaded or printed chart carries them
-    link_lines = [f'<a href="{href}">{plotly_text(c)}</a>' for c in chunks if c]
+    # the link's lines are wrapped in <a href="#">, only as the hook by which :data:`SCREEN_CSS`
+    # hides them on screen (the sidebar has the link); a downloaded or printed chart carries
+    # them as text. Not the link itself as the href: Plotly re-encodes an href
+    # (encodeURI(decodeURI(…))), which double-encodes a share link's %3D, %2F and the like.
+    link_lines = [f'<a href="#">{plotly_text(c)}</a>' for c in chunks if c]
     return [plotly_text(c) for c in lines if c] + link_lines
 
 

@@ -25,7 +25,6 @@ import streamlit as st
 import datastore
 from model.errors import ScenarioError
 from model.readers.examples import examples, load_example
-from model.readers.importers import import_file
 from model.readers.measurements import MAX_BYTES, Dataset
 from ui import state
 from ui.text import md_escape
@@ -101,9 +100,18 @@ def _keep(ds: Dataset, link_id: str | None = None) -> bool:
     return True
 
 
+def _import(name: str, data: bytes) -> Dataset:
+    """:func:`model.readers.importers.import_file`, run in a worker process
+    (:func:`ui.serving_worker.read_file`): a crafted 5 MB file takes seconds of pure Python to
+    refuse, and in the session's thread it would hold every other session's page."""
+    from ui import serving_worker
+
+    return serving_worker.read_file("import", name, data)
+
+
 def _read(name: str, data: bytes) -> None:
     try:
-        ds = import_file(name, data)
+        ds = _import(name, data)
     except ScenarioError as exc:
         st.session_state.setdefault(ERRORS, []).append((name, exc.message))
         return
@@ -266,7 +274,7 @@ def _open_link_id(link_id: str) -> None:
         return
     name = _free_name(found.name)
     try:
-        ds = import_file(name, found.data)
+        ds = _import(name, found.data)
     except ScenarioError as exc:  # stored files were read once; a changed reader may refuse
         st.session_state.setdefault(ERRORS, []).append((name, exc.message))
         return

@@ -1,4 +1,5 @@
-"""The Serving lens's computation, off the server's interpreter.
+"""The Serving lens's computation, and the reading of uploaded files, off the server's
+interpreter.
 
 A run, the capacity search and the Pareto sweep take about a second of pure Python and numpy
 for one scenario; run in a script thread, that second holds the interpreter every session
@@ -45,13 +46,58 @@ _pool_lock = threading.Lock()
 _cache: OrderedDict[tuple, dict] = OrderedDict()
 
 
-def _work(raw: dict, kind: str = "lens") -> dict:
+def _work(raw: dict, kind: str = "lens"):
     from model import serving
 
+    if kind in FILE_KINDS:  # a file to read: {"name": …, "data": base64}
+        import base64
+
+        return FILE_KINDS[kind](raw["name"], base64.b64decode(raw["data"]))
     s = Scenario.model_validate(raw).effective()
     if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
         return serving.max_rate(s)
     return serving.serving_lens(s)
+
+
+def _import_file(name: str, data: bytes):
+    from model.readers.importers import import_file
+
+    return import_file(name, data)
+
+
+def _read_trace(name: str, data: bytes):
+    from model.readers.traces import read_trace
+
+    return read_trace(name, data)
+
+
+#: the files the worker reads for a session (issue 22): every importer has to scan a crafted
+#: 5 MB file before refusing it, seconds of pure Python that would hold every other session
+FILE_KINDS = {"import": _import_file, "trace": _read_trace}
+FILE_BUDGET_S = float(os.environ.get("WHATIF_FILE_BUDGET_S", "60") or 60)
+
+
+def read_file(kind: str, name: str, data: bytes):
+    """Read an uploaded or stored file off the session's thread: ``kind`` "import" (a
+    measurement file, :func:`model.readers.importers.import_file`) or "trace"
+    (:func:`model.readers.traces.read_trace`). Raises the reader's :class:`ScenarioError` as
+    the reader would, and one naming the file when the read passes
+    :data:`FILE_BUDGET_S` (the worker is stopped and a fresh one takes the next job)."""
+    from model.errors import ScenarioError
+
+    if os.environ.get("WHATIF_SERVING_INLINE") == "1":
+        return FILE_KINDS[kind](name, data)
+    import base64
+
+    raw = {"name": name, "data": base64.b64encode(bytes(data)).decode("ascii")}
+    try:
+        return _ask(raw, kind, budget_s=FILE_BUDGET_S)
+    except _Refused as exc:
+        raise ScenarioError(exc.key, exc.message) from None
+    except TimeoutError:
+        raise ScenarioError(
+            name, f"reading it took longer than {FILE_BUDGET_S:g} s and was stopped"
+        ) from None
 
 
 def _start() -> subprocess.Popen:
@@ -93,7 +139,26 @@ def _give(proc: subprocess.Popen) -> None:
         _idle.append(proc)
 
 
-def _ask(raw: dict, kind: str = "lens") -> dict:
+class _Refused(Exception):
+    """The worker's reader refused the file: a ScenarioError, carried back by key and text."""
+
+    def __init__(self, key: str | None, message: str) -> None:
+        super().__init__(message)
+        self.key, self.message = key, message
+
+
+def _wait(proc: subprocess.Popen, budget_s: float | None) -> None:
+    """Until the worker's answer starts (no interpreter held), or TimeoutError past the budget."""
+    if budget_s is None:
+        return
+    import select
+
+    ready, _, _ = select.select([proc.stdout], [], [], budget_s)
+    if not ready:
+        raise TimeoutError
+
+
+def _ask(raw: dict, kind: str = "lens", budget_s: float | None = None):
     body = json.dumps({"kind": kind, "scenario": raw}).encode()
     with _started:  # waits only while every worker is busy
         for attempt in range(2):
@@ -101,13 +166,20 @@ def _ask(raw: dict, kind: str = "lens") -> dict:
             try:
                 proc.stdin.write(struct.pack("<Q", len(body)) + body)
                 proc.stdin.flush()
+                _wait(proc, budget_s)
                 (size,) = struct.unpack("<Q", _read(proc.stdout, 8))
                 ok, value = pickle.loads(_read(proc.stdout, size))  # noqa: S301 - our child
+            except TimeoutError:
+                log.warning("a worker passed its %g s budget on a %s job; stopped", budget_s, kind)
+                proc.kill()
+                raise
             except (OSError, EOFError, struct.error):
                 log.exception("a serving worker failed (attempt %d)", attempt + 1)
                 proc.kill()
                 continue
             _give(proc)
+            if ok == "refused":
+                raise _Refused(*value)
             if ok:
                 return value
             raise RuntimeError(value)
@@ -160,9 +232,13 @@ def _serve() -> None:
         if len(head) < 8:
             return
         (size,) = struct.unpack("<Q", head)
+        from model.errors import ScenarioError
+
         try:
             ask = json.loads(_read(stdin, size))
             out = (True, _work(ask["scenario"], ask["kind"]))
+        except ScenarioError as exc:  # a reader's refusal: raised again as it was
+            out = ("refused", (exc.key, exc.message))
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which raises it
             out = (False, f"{type(exc).__name__}: {exc}")
         body = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)

@@ -3,9 +3,9 @@ fresh browser context, with the deltas the CLI's figures give (issue 12, part 1)
 
 from __future__ import annotations
 
-from ui.text import step_ms
-
 import re
+
+from ui.text import step_ms
 
 from .conftest import (
     WAIT_MS,

@@ -58,7 +58,12 @@ def test_share_link_matches_the_cli(page, app_url):
     path, pairs = share_link(page)
     assert path.endswith("/Cold_start")
     # the seed pins the ideal engine; the link names it with its version
-    assert pairs == [("scenario", SEED), ("engine", IDEAL), ("loader", "runai_streamer")]
+    assert pairs == [
+        ("scenario", SEED),
+        ("engine", IDEAL),
+        ("loader", "runai_streamer"),
+        ("tab", "Capture sizes"),  # the tab open when the link was taken
+    ]
 
 
 def test_compile_cache_toggle_rewrites_the_url(page, app_url):

@@ -8,11 +8,10 @@ the chef seed (800 launches, 4.0 ms, 250 tok/s), both also read from the CLI.
 
 from __future__ import annotations
 
-from ui.text import step_ms
-
 import re
 
 from model.engines import normalise
+from ui.text import step_ms
 
 from .conftest import (
     WAIT_MS,

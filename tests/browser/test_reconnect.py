@@ -8,11 +8,11 @@ Expected figures come from the CLI (``python -m model eval --json``).
 
 from __future__ import annotations
 
-from ui.text import step_ms
-
 import re
 
 import pytest
+
+from ui.text import step_ms
 
 from .conftest import (
     WAIT_MS,

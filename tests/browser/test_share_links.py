@@ -7,10 +7,10 @@ The expected figures come from the CLI (``python -m model eval --json``) or from
 
 from __future__ import annotations
 
-from ui.text import step_ms
-
 import re
 import time
+
+from ui.text import step_ms
 
 from .conftest import (
     WAIT_MS,
