@@ -777,6 +777,20 @@ def test_calibrated_values_carry_their_units():
     assert calibrated_values(s) == "host work = 1.424 ms, bandwidth efficiency = 0.8"
 
 
+@pytest.mark.parametrize("path", ["app.py", "pages/6_Compare.py"])
+def test_a_tab_on_a_page_without_tabs_leaves_the_link(path):
+    at = _page(path, scenario="seed-3b-4090", tab="HBM per GPU")
+    assert "tab" not in at.query_params
+
+
+def test_every_page_with_tabs_uses_lazy_tabs_and_the_others_are_listed():
+    from ui.sidebar import NAV, PAGES_WITHOUT_TABS
+
+    for key, path, _ in NAV:
+        has_tabs = "lazy_tabs(" in (ROOT / path).read_text()
+        assert has_tabs != (key in PAGES_WITHOUT_TABS), path
+
+
 def test_an_unchanged_fit_error_reads_unchanged():
     from ui.measure_view import _error_change
 

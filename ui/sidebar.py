@@ -85,6 +85,8 @@ NAV = (
     ("compare", "pages/6_Compare.py", "Compare"),
     ("serving", "pages/7_Serving.py", "Serving"),
 )
+#: the pages that draw no tabs (``ui.layout.lazy_tabs``): a link's ``tab`` there is dropped
+PAGES_WITHOUT_TABS = ("home", "compare")
 NAV_ICONS = {
     "home": ":material/home:",
     "roofline": ":material/show_chart:",
@@ -503,6 +505,8 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
     """Every page's first call: scenario from URL/session, warnings, and the sidebar (now, or
     at :func:`draw_sidebar` with ``defer``)."""
     scenario, errors = state.load_scenario(page)
+    if page in PAGES_WITHOUT_TABS and state.open_tab() is not None:
+        state.forget_tab()  # a tab on a page that has none: the link drops it
     widget_errors = st.session_state.pop("_whatif_widget_errors", [])
     notice = state.baseline_notice()
     if notice:
