@@ -80,6 +80,11 @@ def default_cases() -> list[Case]:
         Case("Cold start · seed-70b-fp8-cold-start", "app",
              "/Cold_start?scenario=seed-70b-fp8-cold-start", ("toggle", "Compile cache"),
              "Time to ready"),
+        # issue 22: every page, the Serving page included (a GPUs change: its figures and
+        # the replica's capacity change, so each change is a fresh computation in the worker)
+        Case("Scale to zero · default", "app", "/Scale_to_zero", ("number", "GPUs (TP)"),
+             "Total per day"),
+        Case("Serving · default", "app", "/Serving", ("number", "GPUs (TP)"), "p99 TPOT"),
     ]  # fmt: skip
 
 
