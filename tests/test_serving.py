@@ -472,3 +472,42 @@ def test_a_long_run_does_not_hold_up_another_sessions_serving_page():
     th.join()
     assert still_running  # the short one finished first, while the long one ran
     assert took < 15.0  # a second worker started and computed (a loaded CI machine: generous)
+
+
+def test_a_session_that_moves_on_stops_its_worker_and_goes_to_its_next_run(monkeypatch):
+    """Issue 22: a long Serving run in the worker is not waited for once the session asks for
+    another run (its user changed something): the worker is stopped and Streamlit's rerun
+    takes over; a bare call (no Streamlit run) never counts as moved on."""
+    from ui import serving_worker as w
+
+    assert w.session_moved_on() is False
+    monkeypatch.delenv("WHATIF_SERVING_INLINE", raising=False)
+    s = resolve([("scenario", "default"), ("num_requests", "200000"), ("request_rate", "5")])[0]
+    flips = iter([False] * 3 + [True] * 10_000)
+    monkeypatch.setattr(w, "session_moved_on", lambda: next(flips))
+
+    class Rerun(Exception):
+        pass
+
+    def leave():
+        raise Rerun
+
+    monkeypatch.setattr(w, "_leave_for_the_next_run", leave)
+    taken = []
+    take = w._take
+    monkeypatch.setattr(w, "_take", lambda: taken.append(take()) or taken[-1])
+    with pytest.raises(Rerun):
+        w._ask(s.raw.model_dump(mode="json"))
+    assert len(taken) == 1
+    assert taken[0].wait(timeout=30) is not None  # the stale job's worker was stopped
+
+
+def test_a_file_read_is_not_cancelled_by_a_rerun_request(monkeypatch):
+    from model.errors import ScenarioError
+    from ui import serving_worker as w
+
+    monkeypatch.delenv("WHATIF_SERVING_INLINE", raising=False)
+    monkeypatch.setattr(w, "session_moved_on", lambda: True)
+    with pytest.raises(ScenarioError) as err:
+        w.read_file("import", "junk.csv", b"when,what\n1,2\n")
+    assert err.value.key == "junk.csv"

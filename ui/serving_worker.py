@@ -91,7 +91,7 @@ def read_file(kind: str, name: str, data: bytes):
 
     raw = {"name": name, "data": base64.b64encode(bytes(data)).decode("ascii")}
     try:
-        return _ask(raw, kind, budget_s=FILE_BUDGET_S)
+        return _ask(raw, kind, budget_s=FILE_BUDGET_S, cancellable=False)  # the user's file
     except _Refused as exc:
         raise ScenarioError(exc.key, exc.message) from None
     except TimeoutError:
@@ -139,6 +139,15 @@ def _give(proc: subprocess.Popen) -> None:
         _idle.append(proc)
 
 
+def _leave_for_the_next_run() -> None:
+    """Hand control back to Streamlit, which starts the session's new run (or stops): any
+    element the script sends is where Streamlit acts on a pending rerun or stop request (its
+    RerunException or StopException propagates from here)."""
+    import streamlit as st
+
+    st.empty()
+
+
 class _Refused(Exception):
     """The worker's reader refused the file: a ScenarioError, carried back by key and text."""
 
@@ -147,18 +156,54 @@ class _Refused(Exception):
         self.key, self.message = key, message
 
 
-def _wait(proc: subprocess.Popen, budget_s: float | None) -> None:
-    """Until the worker's answer starts (no interpreter held), or TimeoutError past the budget."""
-    if budget_s is None:
-        return
+class MovedOn(Exception):
+    """The session asked for another run (a widget changed) while its job was computing: the
+    worker was stopped, and the stale result is not waited for."""
+
+
+POLL_S = 0.1  #: how often a waiting session checks whether it has moved on
+
+
+def session_moved_on() -> bool:
+    """Whether the calling script run has been asked to stop or rerun (its user changed
+    something). Streamlit has no public call for it: this reads the run's request state, and
+    says False wherever that is not there (a bare call, another Streamlit)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        requests = getattr(ctx, "script_requests", None) if ctx is not None else None
+        state = getattr(requests, "_state", None)
+        return state is not None and state != ScriptRequestType.CONTINUE
+    except Exception:  # noqa: BLE001 - no way to tell: wait for the result
+        return False
+
+
+def _wait(proc: subprocess.Popen, budget_s: float | None, moved_on=session_moved_on) -> None:
+    """Until the worker's answer starts (no interpreter held): TimeoutError past the budget,
+    :class:`MovedOn` as soon as the session has asked for another run (checked every
+    :data:`POLL_S`)."""
     import select
+    import time
 
-    ready, _, _ = select.select([proc.stdout], [], [], budget_s)
-    if not ready:
-        raise TimeoutError
+    start = time.monotonic()
+    while True:
+        left = None if budget_s is None else budget_s - (time.monotonic() - start)
+        if left is not None and left <= 0:
+            raise TimeoutError
+        step = POLL_S if left is None else min(POLL_S, left)
+        ready, _, _ = select.select([proc.stdout], [], [], step)
+        if ready:
+            return
+        if moved_on():
+            raise MovedOn
 
 
-def _ask(raw: dict, kind: str = "lens", budget_s: float | None = None):
+def _ask(raw: dict, kind: str = "lens", budget_s: float | None = None, cancellable: bool = True):
+    """``kind`` of work on ``raw`` in a worker; with ``cancellable``, a session that moves on
+    while it waits stops the worker and goes to its next run (:class:`MovedOn`)."""
+    moved_on = session_moved_on if cancellable else (lambda: False)
     body = json.dumps({"kind": kind, "scenario": raw}).encode()
     with _started:  # waits only while every worker is busy
         for attempt in range(2):
@@ -166,13 +211,17 @@ def _ask(raw: dict, kind: str = "lens", budget_s: float | None = None):
             try:
                 proc.stdin.write(struct.pack("<Q", len(body)) + body)
                 proc.stdin.flush()
-                _wait(proc, budget_s)
+                _wait(proc, budget_s, moved_on)
                 (size,) = struct.unpack("<Q", _read(proc.stdout, 8))
                 ok, value = pickle.loads(_read(proc.stdout, size))  # noqa: S301 - our child
             except TimeoutError:
                 log.warning("a worker passed its %g s budget on a %s job; stopped", budget_s, kind)
                 proc.kill()
                 raise
+            except MovedOn:  # the session changed something: its stale job is not finished
+                proc.kill()
+                _leave_for_the_next_run()  # raises Streamlit's rerun (or stop)
+                continue  # it did not: the request was withdrawn, so compute again
             except (OSError, EOFError, struct.error):
                 log.exception("a serving worker failed (attempt %d)", attempt + 1)
                 proc.kill()
