@@ -571,8 +571,8 @@ def test_the_readmes_tour_table_is_one_table():
     tour = readme.split("## A short tour", 1)[1].split("\n## ", 1)[0]
     lines = tour.strip().splitlines()
     table = lines[: next(i for i, line in enumerate(lines) if not line.startswith("|"))]
-    pages = ["app", "Roofline", "Launch overhead", "Cold start", "Scale to zero", "Compare"]
-    for page in [*pages, "Measurements"]:
+    pages = ["Home", "Roofline", "Launch overhead", "Cold start", "Scale to zero", "Compare"]
+    for page in [*pages, "Measurements", "Serving"]:
         assert any(f"**{page}**" in row for row in table), page
 
 
