@@ -62,6 +62,10 @@ def waterfall_figure(current: dict, optimised: dict):
                 "measure": ["relative"] * len(ITEMS) + ["total"],
                 "text": [f"{fig[key]:.1f}" for key, _, _ in ITEMS] + [f"{fig['total_s']:.1f} s"],
                 "textposition": "outside",
+                # one readable size: Plotly shrank a label to its narrow bar ("138.7 s" tiny)
+                "textfont": {"size": 10},
+                "constraintext": "none",
+                "cliponaxis": False,
                 # explicit places (the error bars below sit on this scenario's bars)
                 "width": 0.38,
                 "offset": -0.39 if name == "this scenario" else 0.01,
