@@ -21,22 +21,10 @@ import statistics
 import threading
 import time
 
-from streamlit.testing.v1 import AppTest
+from benchmarks.serving_contention import b_runs  # session B: Roofline re-runs, timed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRAFTED = b"1," * 2_450_000  # 4.9 MB, one line
-
-
-def b_runs(n: int) -> list[float]:
-    at = AppTest.from_file(os.path.join(ROOT, "pages", "1_Roofline.py"), default_timeout=300)
-    at.run()
-    out = []
-    for i in range(n):
-        at.query_params["batch"] = str(2 + i % 30)
-        t = time.perf_counter()
-        at.run()
-        out.append(time.perf_counter() - t)
-    return out
 
 
 def a_loop(stop: threading.Event) -> int:

@@ -305,13 +305,17 @@ def flaky(tmp_path, monkeypatch):
     return store
 
 
-def _measurements(**query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/5_Measurements.py"), default_timeout=120)
+def _page(path: str, **query) -> AppTest:
+    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def _measurements(**query) -> AppTest:
+    return _page("pages/5_Measurements.py", **query)
 
 
 def _link_ids(at) -> list[str]:
@@ -470,12 +474,7 @@ TRACE_CSV = "arrival_s,input_tokens,output_tokens\n" + "".join(
 
 
 def _scale_to_zero(**query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages/4_Scale_to_zero.py"), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return _page("pages/4_Scale_to_zero.py", **query)
 
 
 def _cost(at) -> str:
@@ -697,15 +696,6 @@ def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
 
 
 # --- 14. words and numbers -------------------------------------------------------------------
-
-
-def _page(path: str, **query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_money_deltas_carry_their_dollar_sign():
