@@ -175,13 +175,10 @@ def seed_table(s: Scenario) -> list[dict]:
     """
     s = s.effective()
     rows = []
-    dtypes = ("bf16", "int4") + (() if s.weights_dtype in ("bf16", "int4") else (s.weights_dtype,))
+    seed = ("bf16", "int4")
+    dtypes = seed + (() if s.weights_dtype in seed else (s.weights_dtype,))
     for dtype in dtypes:
-        own = (
-            " (scenario's dtype)"
-            if dtype == s.weights_dtype and dtype not in ("bf16", "int4")
-            else ""
-        )
+        own = "" if dtype in seed else " (scenario's dtype)"
         for graphs in ("none", "full_decode_only"):
             v = s.with_dtype(dtype, cuda_graphs=graphs)
             r = {k: float(a[0]) for k, a in sweep(v, [s.batch]).items() if k != "bound"}

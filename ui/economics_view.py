@@ -150,8 +150,9 @@ def _on_trace() -> None:
     except ScenarioError as exc:
         st.session_state[TRACE_ERROR] = (upload.name, exc.message)
         return
-    trace_id = measure_data._share(upload.name, data, _notice=_notice)  # noqa: SLF001
-    st.session_state.setdefault(TRACE_TRIED, set()).add(trace_id)
+    trace_id = measure_data._share(upload.name, data, notice=_notice)  # noqa: SLF001
+    if trace_id is not None:
+        st.session_state.setdefault(TRACE_TRIED, set()).add(trace_id)
     _hold(tr, trace_id)
     state.set_trace_link(trace_id)
 

@@ -137,13 +137,14 @@ def _unavailable_text() -> str:
     )
 
 
-def _share(name: str, data: bytes, _notice=_notice) -> str | None:
+def _share(name: str, data: bytes, notice=None) -> str | None:
     """Put a file that was read in the store; its id, or None (with a notice, given to
-    ``_notice``: the Measurements page's list by default) when it cannot be shared. The page
+    ``notice``: the Measurements page's list by default) when it cannot be shared. The page
     goes on either way. The Scale to zero page shares its trace through it too."""
+    say = notice or _notice
     shared = st.session_state.get(SHARED, 0)
     if shared >= MAX_SHARED:
-        _notice(
+        say(
             f"**{md_escape(name)}** stays in this session only: one session may share at most "
             f"{MAX_SHARED} files."
         )
@@ -155,13 +156,13 @@ def _share(name: str, data: bytes, _notice=_notice) -> str | None:
         # one write that fails (a lock timeout, a full disk, a read-only store) concerns this
         # upload only: reads and the other sessions' uploads go on
         _log.warning("data-set store refused a write: %s", exc.message)
-        _notice(
+        say(
             f"**{md_escape(name)}** stays in this session only: the server could not store it "
             "just now, so the share link does not carry it. Upload it again to retry."
         )
         return None
     except datastore.Refused as exc:
-        _notice(f"**{md_escape(name)}** stays in this session only: {md_escape(exc.message)}.")
+        say(f"**{md_escape(name)}** stays in this session only: {md_escape(exc.message)}.")
         return None
     st.session_state[SHARED] = shared + 1
     return data_id

@@ -9,9 +9,11 @@ shares (the GIL), so every other user's page would wait. Here it runs in worker 
 pipe without holding the interpreter, and results are cached per scenario (its link
 parameters are the key) for every session.
 
-The worker reads a scenario as JSON (the raw keys, validated there like any other input) and
+The worker reads a scenario as JSON (the raw keys, validated there like any other input), or
+an uploaded file as base64 inside that JSON (read there by the same readers as ever), and
 writes back the result pickled; only this process reads that pickle, from the child it
-started itself, never anything from outside. ``WHATIF_SERVING_INLINE=1`` computes in the
+started itself, never anything from outside: a user's bytes reach it only as data the child's
+own ``pickle.dumps`` wrote (strings and numbers of a parsed file), never as pickle opcodes. ``WHATIF_SERVING_INLINE=1`` computes in the
 calling thread (a platform without subprocesses); a worker that dies is restarted once, then
 the call computes inline, and says so in the server log.
 """
@@ -30,6 +32,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from model import codecs, serving
+from model.errors import ScenarioError
 from model.scenario import Scenario
 
 log = logging.getLogger(__name__)
@@ -83,8 +86,6 @@ def read_file(kind: str, name: str, data: bytes):
     (:func:`model.readers.traces.read_trace`). Raises the reader's :class:`ScenarioError` as
     the reader would, and one naming the file when the read passes
     :data:`FILE_BUDGET_S` (the worker is stopped and a fresh one takes the next job)."""
-    from model.errors import ScenarioError
-
     if os.environ.get("WHATIF_SERVING_INLINE") == "1":
         return FILE_KINDS[kind](name, data)
     import base64
@@ -92,8 +93,6 @@ def read_file(kind: str, name: str, data: bytes):
     raw = {"name": name, "data": base64.b64encode(bytes(data)).decode("ascii")}
     try:
         return _ask(raw, kind, budget_s=FILE_BUDGET_S, cancellable=False)  # the user's file
-    except _Refused as exc:
-        raise ScenarioError(exc.key, exc.message) from None
     except TimeoutError:
         raise ScenarioError(
             name, f"reading it took longer than {FILE_BUDGET_S:g} s and was stopped"
@@ -146,14 +145,6 @@ def _leave_for_the_next_run() -> None:
     import streamlit as st
 
     st.empty()
-
-
-class _Refused(Exception):
-    """The worker's reader refused the file: a ScenarioError, carried back by key and text."""
-
-    def __init__(self, key: str | None, message: str) -> None:
-        super().__init__(message)
-        self.key, self.message = key, message
 
 
 class MovedOn(Exception):
@@ -227,8 +218,8 @@ def _ask(raw: dict, kind: str = "lens", budget_s: float | None = None, cancellab
                 proc.kill()
                 continue
             _give(proc)
-            if ok == "refused":
-                raise _Refused(*value)
+            if ok == "refused":  # a reader's refusal, raised again as the reader raised it
+                raise ScenarioError(*value)
             if ok:
                 return value
             raise RuntimeError(value)
@@ -292,8 +283,6 @@ def _serve() -> None:
         if len(head) < 8:
             return
         (size,) = struct.unpack("<Q", head)
-        from model.errors import ScenarioError
-
         try:
             ask = json.loads(_read(stdin, size))
             out = (True, _work(ask["scenario"], ask["kind"]))

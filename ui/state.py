@@ -136,13 +136,14 @@ def _extra_pairs(
     if data:
         out.append((codecs.DATA_KEY, ",".join(data)))
     out += [(codecs.COMPARE_KEY, q) for q in more]
-    trace = trace_link()
-    if trace is not None:
-        out.append((codecs.TRACE_KEY, trace))
-    tab = open_tab()
-    if tab is not None:
-        out.append((codecs.TAB_KEY, tab))
-    return out
+    return out + _view_pairs()
+
+
+def _view_pairs() -> list[tuple[str, str]]:
+    """The pairs the session holds beside the link's keys: the replayed trace and the open tab
+    (each written last, once)."""
+    held = ((codecs.TRACE_KEY, trace_link()), (codecs.TAB_KEY, open_tab()))
+    return [(k, v) for k, v in held if v is not None]
 
 
 def trace_link() -> str | None:
@@ -188,12 +189,7 @@ def _session_extras() -> tuple[list[tuple[str, str]], list[str], list[str]]:
 
 def _write(params: list[tuple[str, str]]) -> None:
     params = [(k, v) for k, v in params if k not in (codecs.TAB_KEY, codecs.TRACE_KEY)]
-    trace = trace_link()
-    if trace is not None:
-        params.append((codecs.TRACE_KEY, trace))
-    tab = open_tab()
-    if tab is not None:
-        params.append((codecs.TAB_KEY, tab))
+    params += _view_pairs()
     st.session_state[SESSION_PARAMS] = params
     st.query_params.from_dict(_as_dict(params))
 
