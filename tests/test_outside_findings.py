@@ -757,6 +757,16 @@ def test_the_landing_page_is_listed_as_home():
     )
 
 
+def test_a_request_rate_fits_its_metric_at_1440_px():
+    from ui.lenses.serving import _rate
+
+    assert _rate(0.977) == "0.98 req/s"  # was "0.977 req/s", cut to "0.977 r…"
+    assert _rate(10.93) == "10.9 req/s"
+    assert _rate(123.4) == "123 req/s"
+    assert _rate(0.0123) == "0.01 req/s"
+    assert all(len(_rate(x)) <= 10 for x in (0.001, 0.5, 0.977, 3.14159, 99.96, 512.0))
+
+
 def test_calibrated_values_carry_their_units():
     from ui.layout import calibrated_values
 
