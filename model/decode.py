@@ -32,16 +32,23 @@ def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
     Mixture-of-experts models read the experts those tokens touch (:func:`roofline.params_read`).
     The input-embedding table is not read in full (SPEC 4.0) unless the scenario sets
     ``weights_gb``, which is then what a step reads, as the CUDA graphs Q&A seed counts its
-    5.5 GiB checkpoint.
+    5.5 GiB checkpoint. The parts a quantised checkpoint keeps in BF16
+    (:attr:`~model.scenario.ModelSpec.unquantised_params`: the output head, and gpt-oss's
+    attention) are shared by every token, so each step reads them in full at two bytes.
     """
     s = s.effective()
     m = s.model
     params = roofline.params_read(
         tokens, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
     )
-    if s.weights_gb is None:
-        params = params - roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
-    return roofline.weights_bytes(params, s.bytes_per_param)
+    if s.weights_gb is not None:
+        return roofline.weights_bytes(params, s.bytes_per_param)
+    skipped = roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
+    kept_read = max(m.unquantised_params - skipped, 0.0) if m.unquantised_params else 0.0
+    return (
+        roofline.weights_bytes(params - skipped, s.bytes_per_param)
+        + kept_read * s.unquantised_extra_bytes_per_param
+    )
 
 
 def matmul_params(s: Scenario) -> float:

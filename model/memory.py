@@ -123,7 +123,13 @@ def memory_figures(s: Scenario, batch=None) -> dict:
         "weights_gb": weights / GB,
         # weights_gb, when set, fixes the size whatever the dtype: say so beside the figures
         "weights_gb_set": s.weights_gb is not None,
-        "weights_dtype_gb": m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype] / GB,
+        # what ``auto`` weighs: the dtype's bytes, and BF16 for what the checkpoint keeps
+        "weights_dtype_gb": (
+            m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype]
+            + m.unquantised_params
+            * max(BYTES_PER_PARAM["bf16"] - BYTES_PER_PARAM[s.weights_dtype], 0)
+        )
+        / GB,
         "weights_per_gpu_gb": weights_per_gpu / GB,
         "weights_per_gpu_gib": weights_per_gpu / GIB,
         "kv_bytes_per_token": float(kv_tok),

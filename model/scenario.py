@@ -122,6 +122,14 @@ class ModelSpec(BaseModel):
     max_context_tokens: int | None = Field(
         None, ge=1, le=100_000_000, description="longest context the model accepts [tokens]"
     )
+    quantised: Literal["all", "layers", "experts"] = Field(
+        "layers",
+        description="which weights a quantised checkpoint (weights_dtype below 16 bits) stores "
+        "in that dtype: 'layers', the decoder layers (AWQ, GPTQ, FP8 and NVFP4 checkpoints keep "
+        "the embedding table and the output head in BF16); 'experts', only the MoE experts "
+        "(gpt-oss's MXFP4: attention, router, embeddings and head in BF16); 'all', every "
+        "parameter (the seeds' arithmetic, W = params × bytes per param)",
+    )
     kv_lora_rank: int | None = Field(
         None,
         ge=1,
@@ -162,6 +170,40 @@ class ModelSpec(BaseModel):
     def active(self) -> float:
         """Active parameters per token [billions]."""
         return self.params_b if self.active_params_b is None else self.active_params_b
+
+    @property
+    def embedding_params(self) -> float:
+        """The input-embedding table and the output head [count]: one table when tied."""
+        return (1 if self.tied_embeddings else 2) * float(self.vocab) * self.hidden
+
+    @property
+    def attention_params(self) -> float:
+        """The attention projections of every layer, q, k, v and o [count]: ``layers × hidden
+        × head_dim × 2 × (heads + kv_heads)`` (a latent-attention model's are counted the same
+        way, an upper bound)."""
+        return float(self.layers) * self.hidden * self.head_dim * 2 * (self.heads + self.kv_heads)
+
+    @property
+    def unquantised_params(self) -> float:
+        """Parameters a quantised checkpoint keeps in BF16 (:attr:`quantised`) [count].
+
+        References
+        ----------
+        .. [1] https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json -
+           ``quantization_config.modules_to_not_convert``: ``model.layers.*.self_attn``,
+           ``model.layers.*.mlp.router``, ``model.embed_tokens``, ``lm_head`` (only the
+           experts are MXFP4).
+        .. [2] https://huggingface.co/RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic/blob/main/
+           config.json - ``quantization_config.ignore: ["lm_head"]`` (llm-compressor's FP8;
+           AWQ and GPTQ quantise the decoder layers' linear layers only, and the embedding
+           table is a lookup no scheme quantises).
+        """
+        if self.quantised == "all":
+            return 0.0
+        kept = self.embedding_params
+        if self.quantised == "experts" and self.experts:
+            kept += self.attention_params
+        return min(kept, self.params_b * 1e9)
 
 
 class Scenario(BaseModel):
@@ -590,9 +632,19 @@ class Scenario(BaseModel):
         return self.weights_gb * 1e9 / (self.model.params_b * 1e9)
 
     @property
+    def unquantised_extra_bytes_per_param(self) -> float:
+        """What a parameter a quantised checkpoint keeps in BF16 weighs beyond the dtype's
+        bytes [B]: 0 for a 16- or 32-bit dtype or a size the scenario sets (``weights_gb``)."""
+        if self.weights_gb is not None:
+            return 0.0
+        return max(BYTES_PER_PARAM["bf16"] - self.bytes_per_param, 0.0)
+
+    @property
     def weights_bytes(self) -> float:
-        """All the weights as loaded [B]: params × bytes per param, or ``weights_gb``."""
-        return self.model.params_b * 1e9 * self.bytes_per_param
+        """All the weights as loaded [B]: params × bytes per param, plus the BF16 parts a
+        quantised checkpoint keeps (:attr:`ModelSpec.unquantised_params`), or ``weights_gb``."""
+        extra = self.model.unquantised_params * self.unquantised_extra_bytes_per_param
+        return self.model.params_b * 1e9 * self.bytes_per_param + extra
 
     def with_dtype(self, weights_dtype: str, **update) -> Scenario:
         """The same scenario with other weights (a what-if variant). A ``weights_gb`` override

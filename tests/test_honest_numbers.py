@@ -323,3 +323,63 @@ def test_no_profile_range_is_too_wide_to_be_useful():
             for key, (lo, hi) in fig.ranges.items():
                 assert hi / lo <= 4.0 + 1e-9, (ident, fig.version, key)
                 assert f"ranges.{key}" in fig.sources, (ident, key)
+
+
+# ------------------------------------------- quantised checkpoints keep embeddings and head in BF16
+
+
+def test_an_fp8_checkpoint_keeps_its_embedding_and_head_in_bf16(scenario):
+    # RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic: 70.55 B at 1 B, and the 2 × 128,256 × 8,192
+    # embedding and head parameters (ignore: ["lm_head"]; the lookup is never quantised) at 2 B
+    s = scenario(model="llama-3.3-70b", gpus=1, weights_dtype="fp8")
+    table = 128256 * 8192
+    assert_allclose(s.weights_bytes, 70.55e9 * 1 + 2 * table * 1)
+    mem = evaluate(s)["memory"]
+    # published: "Model loading took 67.72 GiB" (tests/data/published_measurements.csv row 123)
+    assert abs(mem["weights_per_gpu_gib"] - 67.72) / 67.72 < 0.01
+    assert_allclose(mem["weights_dtype_gb"], mem["weights_gb"])
+    # a decode step reads the head at 2 B and skips the input table
+    read = decode.weights_read_bytes(s, 1)
+    assert_allclose(read, (70.55e9 - 2 * table) * 1 + table * 2)  # the layers at 1 B, the head at 2
+
+
+def test_gpt_oss_quantises_only_its_experts(scenario):
+    # config.json modules_to_not_convert: self_attn, router, embed_tokens, lm_head
+    s = scenario(model="gpt-oss-20b", gpus=1, weights_dtype="fp4")
+    m = s.model
+    assert m.quantised == "experts"
+    attention = 24 * 2880 * 64 * 2 * (64 + 8)  # q, k, v, o of 24 layers
+    kept = 2 * 201088 * 2880 + attention
+    assert_allclose(m.unquantised_params, kept)
+    assert_allclose(s.weights_bytes, 20.91e9 * 0.5 + kept * 1.5)
+    # published: 13.47 GiB on an H100 (row 104; MXFP4's block scales are not modelled)
+    got = evaluate(s)["memory"]["weights_per_gpu_gib"]
+    assert 12.0 < got < 13.47
+
+
+def test_the_seeds_count_every_parameter_at_the_dtype(scenario):
+    # the roofline post's 3B at INT4: 3 B × 0.5 = 1.5 GB (SPEC 4.1 worked example)
+    s = scenario(scenario="seed-3b-4090", weights_dtype="int4")
+    assert s.model.quantised == "all"
+    assert_allclose(s.weights_bytes, 1.5e9)
+    # the cold-start post's 70B FP8 is 70 GB
+    assert_allclose(scenario(scenario="seed-70b-fp8-cold-start").weights_bytes, 70e9)
+    # a 16-bit checkpoint keeps nothing wider, and a pinned size is the size
+    assert_allclose(scenario(model="llama-3.3-70b", weights_dtype="bf16").weights_bytes, 141.1e9)
+    assert_allclose(
+        scenario(model="llama-3.3-70b", weights_dtype="fp8", weights_gb="70").weights_bytes, 70e9
+    )
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(s=scenarios())
+def test_kept_bf16_parts_never_make_a_quantised_checkpoint_heavier_than_bf16(s):
+    if s.weights_gb is not None:
+        return
+    bf16 = s.with_dtype("bf16").weights_bytes
+    assert s.model.unquantised_params <= s.model.params_b * 1e9
+    for dtype in ("fp8", "int4"):
+        assert s.with_dtype(dtype).weights_bytes <= bf16 * (1 + 1e-12)
+    assert s.with_dtype("int4").weights_bytes <= s.with_dtype("fp8").weights_bytes * (1 + 1e-12)

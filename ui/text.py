@@ -188,6 +188,7 @@ FIELD_NAMES = {
     "experts": "experts",
     "experts_per_token": "experts per token",
     "tied_embeddings": "tied embeddings",
+    "quantised": "quantised weights",
     "max_context_tokens": "max context",
     "kv_lora_rank": "KV latent rank",
     "qk_rope_head_dim": "RoPE head size",
