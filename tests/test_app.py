@@ -524,3 +524,30 @@ def test_the_roofline_page_shows_one_request():
         shown["TPOT"],
         shown["End-to-end"],
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "pause_s"),
+    [("", 0.025), ("0", 0.0), ("40", 0.04), ("-1", 0.025), ("500", 0.025), ("fast", 0.025)],
+)
+def test_the_headline_pause_reads_its_setting(monkeypatch, value, pause_s):
+    from ui import sidebar
+
+    monkeypatch.setenv("WHATIF_HEADLINE_PAUSE_MS", value)
+    assert sidebar._headline_pause_s() == pause_s
+
+
+@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/7_Serving.py"])
+def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch, page):
+    # issue 22: the browser paints the headline metrics before the rest of the page arrives
+    from ui import sidebar
+
+    events = []
+    draw = sidebar.sidebar
+    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("pause", s)))
+    monkeypatch.setattr(sidebar, "sidebar", lambda *a: (events.append(("sidebar",)), draw(*a)))
+    at = open_page(page)
+    assert not at.exception
+    assert events[:2] == [("pause", 0.001), ("sidebar",)]
+    assert at.sidebar.number_input(key="w_batch").value >= 1  # the sidebar is all there

@@ -3,6 +3,8 @@ overheads and efficiencies, and the share link. Every widget writes the URL on c
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 import streamlit as st
@@ -478,11 +480,40 @@ def baseline_section(s: Scenario) -> None:
 _PENDING = "_whatif_pending_sidebar"
 
 
+def _headline_pause_s() -> float:
+    """``WHATIF_HEADLINE_PAUSE_MS`` (default 25, 0 turns it off, at most 200) in seconds; a
+    value that is not a number in that range keeps the default."""
+    text = os.environ.get("WHATIF_HEADLINE_PAUSE_MS", "")
+    try:
+        ms = float(text) if text.strip() else 25.0
+    except ValueError:
+        ms = 25.0
+    return ms / 1000 if 0 <= ms <= 200 else 0.025
+
+
+#: The pause between a page's headline figures and the rest of it (issue 22). When a change
+#: reruns a page, the browser commits whatever deltas have arrived in one React render; the
+#: server sends a page's ~100-150 deltas within ~30 ms, so the headline metrics were committed
+#: together with the sidebar, every chart's Plotly re-plot and the rest of the page (a single
+#: 100-300 ms main-thread task in Chromium's long-animation-frame entries). A short pause after
+#: the headline figures lets the browser paint them first; the rest follows 25 ms later. The
+#: script thread sleeps (the interpreter is free for other sessions). Measured in
+#: benchmarks/NOTES-speed.md ("Headline first").
+HEADLINE_PAUSE_S = _headline_pause_s()
+
+
+def _pause(seconds: float) -> None:
+    time.sleep(seconds)  # releases the interpreter: other sessions' runs go on meanwhile
+
+
 def draw_sidebar() -> None:
     """Draw the sidebar that ``page_scenario(..., defer=True)`` held back. Pages call it right
     after their headline metrics, so the metrics' deltas leave the server before the sidebar's
     twenty-odd widgets are built (the sidebar's place on screen does not depend on when it is
-    drawn; benchmarks/NOTES-speed.md, lever 04)."""
+    drawn; benchmarks/NOTES-speed.md, lever 04), and first pause for
+    :data:`HEADLINE_PAUSE_S`, so the browser paints the headline before the rest arrives."""
+    if HEADLINE_PAUSE_S > 0:
+        _pause(HEADLINE_PAUSE_S)
     pending = st.session_state.pop(_PENDING, None)
     if pending is not None:
         sidebar(*pending)
