@@ -310,18 +310,20 @@ def normalise(value: str) -> str:
 
 
 def engine_for_log(release: str | None, kind: str | None = None) -> str | None:
-    """The vLLM profile and band a start-up log's release runs on (``vllm-v0@…``,
-    ``vllm@0.9``, ``vllm@<current>``), or None when the log states neither its release nor its
+    """The vLLM profile and band a start-up log's release runs on (``vllm-v0@0.4`` for
+    0.2-0.4, ``vllm-v0@<current>``, ``vllm@0.9``, ``vllm@<current>``), or None when the log states neither its release nor its
     engine. ``kind`` is the log's ``V0`` / ``V1`` where it says so; a release before 0.8 is V0.
 
     References
     ----------
-    .. [1] ``presets/engines.yaml``: the vllm profile's ``bands`` (``releases`` of each).
+    .. [1] ``presets/engines.yaml``: the vllm and vllm-v0 profiles' ``bands`` (``releases`` of
+       each).
     """
     profiles = engine_profiles()
     minor = _minor(release) if release else None
     if kind == "V0" or (kind is None and minor is not None and minor < (0, 8)):
-        return normalise("vllm-v0")
+        band = profiles["vllm-v0"].band_for(release) if release else None
+        return normalise(f"vllm-v0@{band}" if band else "vllm-v0")
     if minor is None:
         return normalise("vllm") if kind == "V1" else None
     band = profiles[DEFAULT_ENGINE].band_for(release)

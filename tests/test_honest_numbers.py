@@ -65,11 +65,39 @@ def test_capture_per_graph_by_release_band(scenario):
         ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12"),
         ("0.9.2", "V0", "vllm-v0@2026.12"),
         (None, "V0", "vllm-v0@2026.12"),
+        ("0.2.7", "V0", "vllm-v0@0.4"),
+        ("0.4.1", None, "vllm-v0@0.4"),
+        ("0.5.3.post1", None, "vllm-v0@2026.12"),
         (None, None, None),
     ],
 )
 def test_a_log_release_chooses_the_band(release, kind, engine):
     assert engines.engine_for_log(release, kind) == engine
+
+
+def test_v0_0_2_to_0_4_captures_its_35_graphs_in_about_5_s(scenario):
+    # logs: Llama-2-13B on 0.2.7 in 5 s, a Mixtral-shaped model at TP2 on ~0.4.0 in 5-6 s
+    # (published_measurements.csv, split fit); 0.6.x logs 0.29-0.46 s per graph
+    old = evaluate(scenario(engine="vllm-v0@0.4", model="llama-2-13b", gpus=1))
+    assert old["launch"]["graphs_captured"] == 35
+    assert_allclose(old["launch"]["capture_s"], 35 * 0.16)
+    lo, hi = old["launch"]["capture_s_range"]
+    assert lo <= 5 and 6 <= hi and hi / lo <= 4
+    now = evaluate(scenario(engine="vllm-v0", model="llama-2-13b", gpus=1))
+    assert_allclose(now["launch"]["capture_s"], 35 * 0.40)
+
+
+def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../pages/3_Cold_start.py", default_timeout=60)
+    at.query_params["engine"] = "vllm-v0"
+    at.run()
+    box = at.selectbox(key="w_engine_release")
+    assert box.options == ["vLLM 0.5–0.10", "vLLM 0.2–0.4"]
+    box.set_value("0.4").run()
+    assert not at.exception
+    assert at.query_params["engine"] in ("vllm-v0@0.4", ["vllm-v0@0.4"])
 
 
 def test_importing_a_0_8_log_compares_it_with_the_0_9_band(scenario):

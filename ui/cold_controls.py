@@ -125,8 +125,9 @@ def release_label(fig) -> str:
 def release_control(s: Scenario, where=None) -> None:
     """The engine release the start-up numbers are for (the fact that narrows the capture
     range most): the vLLM profile's current numbers or a band of earlier releases
-    (``vllm@0.9``). Shown only for a vLLM V1 scenario; the link carries the choice."""
-    if s.engine_id != "vllm":
+    (``vllm@0.9``, ``vllm-v0@0.4``). Shown for a vLLM scenario, V1 or V0; the link carries
+    the choice."""
+    if s.engine_id not in ("vllm", "vllm-v0"):
         return
     profile = s.engine_profile
     options = [profile.version] + [b.version for b in profile.bands]
@@ -139,12 +140,14 @@ def release_control(s: Scenario, where=None) -> None:
         key=_sync("w_engine_release", s.engine_version),
         format_func=lambda v: release_label(profile.figures(v)),
         on_change=_on_release,
+        args=(s.engine_id,),
         help="The release the start-up numbers are for: V1 0.8–0.10 capture piecewise graphs "
-        "at ~0.4 s each, 0.11 and later full and piecewise graphs ~10× faster. A start-up log "
-        "that states its release sets it on the Measurements page.",
+        "at ~0.4 s each, 0.11 and later full and piecewise graphs ~10× faster; V0 0.2–0.4 "
+        "captured its 35 graphs at ~0.16 s each, 0.5–0.10 at ~0.4 s. A start-up log that "
+        "states its release sets it on the Measurements page.",
     )
 
 
-def _on_release() -> None:
+def _on_release(engine_id: str) -> None:
     version = st.session_state["w_engine_release"]
-    state.apply_change([("engine", f"vllm@{version}")])
+    state.apply_change([("engine", f"{engine_id}@{version}")])

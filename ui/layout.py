@@ -284,7 +284,7 @@ def weights_size_notice(mem: dict, s: Scenario, figures: str) -> None:
         return
     st.caption(
         f":material/push_pin: Weights fixed at {fmt(mem['weights_gb'], 4)} GB by Weights size "
-        f"[GB] (sidebar, Overheads and efficiencies), not params × bytes of "
+        f"[GB] (sidebar, Overheads and efficiencies), not the size the dtype gives, "
         f"{s.weights_dtype.upper()} ({fmt(mem['weights_dtype_gb'], 4)} GB): {figures}. A change "
         "of dtype keeps it; empty that box to size the weights from the dtype."
     )
