@@ -143,6 +143,24 @@ def predict_range(row: dict, figures: dict) -> list[float] | None:
     return [float(lo), float(hi)]
 
 
+#: the decode-step rows split by the kind of run, so the panel says where the figure is firm
+DECODE_FAMILIES = (
+    "decode step: dense models, NVIDIA",
+    "decode step: mixture of experts, NVIDIA",
+    "decode step: AMD MI300X",
+)
+
+
+def family(row: dict) -> str | None:
+    """The decode family of a decode-step row (:data:`DECODE_FAMILIES`), else None."""
+    if CATEGORY.get(row["quantity"]) != "decode step":
+        return None
+    if row["gpu"] == "mi300x":
+        return DECODE_FAMILIES[2]
+    moe = model_presets()[row["model"]].experts
+    return DECODE_FAMILIES[1] if moe else DECODE_FAMILIES[0]
+
+
 def compare() -> list[dict]:
     out = []
     for row in rows():
@@ -164,6 +182,7 @@ def compare() -> list[dict]:
                 "id": row["id"],
                 "quantity": row["quantity"],
                 "category": CATEGORY.get(row["quantity"], row["quantity"]),
+                "family": family(row),
                 "split": row.get("split") or "seen",
                 "measured": measured,
                 "predicted": float(pred),
@@ -203,8 +222,10 @@ def accuracy(records: list[dict] | None = None) -> dict:
             got["in_range_pct"] = round(100 * sum(r["in_range"] for r in ranged) / len(ranged), 1)
         return got
 
-    for cat in dict.fromkeys(CATEGORY.values()):
-        recs = [r for r in records if r["category"] == cat]
+    groups = [(cat, "category") for cat in dict.fromkeys(CATEGORY.values())]
+    groups[1:1] = [(fam, "family") for fam in DECODE_FAMILIES]  # right after "decode step"
+    for cat, field in groups:
+        recs = [r for r in records if r.get(field) == cat]
         out["categories"][cat] = {
             "in_sample": stats([r for r in recs if r["split"] != "held_out"]),
             "held_out": stats([r for r in recs if r["split"] == "held_out"]),

@@ -78,3 +78,17 @@ def test_the_landing_page_has_the_whole_panel():
     assert not at.exception
     frames = [df.value for df in at.dataframe if df.value is not None]
     assert any(set(accuracy.accuracy().categories) <= set(f.index) for f in frames)
+
+
+def test_the_decode_figure_is_split_by_the_kind_of_run():
+    # dense models on NVIDIA GPUs, mixture-of-experts models on NVIDIA GPUs, AMD MI300X: every
+    # decode row falls in one, so a reader sees where the decode figure is firm
+    acc = accuracy.accuracy()
+    whole = acc.categories["decode step"]
+    parts = [acc.categories[name] for name in accuracy.DECODE_FAMILIES]
+    for split in ("in_sample", "held_out"):
+        assert sum(getattr(p, split).n for p in parts) == getattr(whole, split).n
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.run()
+    frames = [df.value for df in at.dataframe if df.value is not None]
+    assert any(set(accuracy.DECODE_FAMILIES) <= set(f.index) for f in frames)

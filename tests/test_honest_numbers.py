@@ -94,7 +94,7 @@ def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
     at.query_params["engine"] = "vllm-v0"
     at.run()
     box = at.selectbox(key="w_engine_release")
-    assert box.options == ["vLLM 0.5–0.10", "vLLM 0.2–0.4"]
+    assert box.options == ["vLLM 0.6–0.10", "vLLM 0.2–0.4"]
     box.set_value("0.4").run()
     assert not at.exception
     assert at.query_params["engine"] in ("vllm-v0@0.4", ["vllm-v0@0.4"])

@@ -143,7 +143,7 @@ def release_control(s: Scenario, where=None) -> None:
         args=(s.engine_id,),
         help="The release the start-up numbers are for: V1 0.8–0.10 capture piecewise graphs "
         "at ~0.4 s each, 0.11 and later full and piecewise graphs ~10× faster; V0 0.2–0.4 "
-        "captured its 35 graphs at ~0.16 s each, 0.5–0.10 at ~0.4 s. A start-up log that "
+        "captured its 35 graphs at ~0.16 s each, 0.6–0.10 at ~0.4 s. A start-up log that "
         "states its release sets it on the Measurements page.",
     )
 
