@@ -17,6 +17,13 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
         st.latex(
             r"W = \text{params}\times\text{bytes/param}\quad(\text{fp32 }4,\ \text{bf16 }2,"
             r"\ \text{fp8/int8 }1,\ \text{int4 }0.5)"
+            r"\;+\;N_{bf16}\times(2 - \text{bytes/param})"
+        )
+        st.markdown(
+            "N_bf16 is what a quantised checkpoint keeps in BF16 (the model's `quantised`): the "
+            "embedding table and the output head (AWQ, GPTQ, FP8, NVFP4), and gpt-oss's "
+            "attention and router too (only its experts are MXFP4); 0 for a 16-bit checkpoint "
+            "and for the worked examples' 3B and 70B, which count every parameter at the dtype."
         )
         st.latex(
             r"\text{bytes}_{step} = W_{read}(B) + B\cdot\text{ctx}\cdot 2\,L\,n_{kv}\,d_h\,b_{kv}"
