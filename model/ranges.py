@@ -20,8 +20,8 @@ from model.scenario import Scenario
 #: figure → (the fact that narrows it, the scenario key that sets it on the page)
 NARROWED_BY = {
     "capture_s": (
-        "the engine release (capture per graph differs 3-5x between vLLM 0.8-0.10 and 0.11+) "
-        "or one measured capture",
+        "the engine release (capture per graph: vLLM V0 0.2-0.4 ~0.16 s, V0 0.6-0.10 and V1 "
+        "0.8-0.10 ~0.4 s, V1 0.11+ 0.03-0.3 s by depth) or one measured capture",
         "engine",
     ),
     "graph_memory": ("the engine release and the largest capture size", "capture_sizes"),
