@@ -311,8 +311,9 @@ def normalise(value: str) -> str:
 
 def engine_for_log(release: str | None, kind: str | None = None) -> str | None:
     """The vLLM profile and band a start-up log's release runs on (``vllm-v0@0.4`` for
-    0.2-0.4, ``vllm-v0@<current>``, ``vllm@0.9``, ``vllm@<current>``), or None when the log states neither its release nor its
-    engine. ``kind`` is the log's ``V0`` / ``V1`` where it says so; a release before 0.8 is V0.
+    0.2-0.4, ``vllm-v0@<current>``, ``vllm@0.9``, ``vllm@<current>``), or None when the log
+    states neither its release nor its engine. ``kind`` is the log's ``V0`` / ``V1`` where it
+    says so; a release before 0.8 is V0.
 
     References
     ----------

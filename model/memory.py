@@ -104,7 +104,7 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     capacity is ``memory_gb`` GiB; the other sizes stay decimal GB, and ``*_gib`` keys say GiB.
     """
     s = s.effective()
-    m, hw = s.model, s.hardware
+    hw = s.hardware
     batch = s.batch if batch is None else batch
     weights = s.weights_bytes
     kv_tok = kv_bytes_per_token(s)
@@ -125,9 +125,9 @@ def memory_figures(s: Scenario, batch=None) -> dict:
         "weights_gb_set": s.weights_gb is not None,
         # what ``auto`` weighs: the dtype's bytes, and BF16 for what the checkpoint keeps
         "weights_dtype_gb": (
-            m.params_b * 1e9 * BYTES_PER_PARAM[s.weights_dtype]
-            + m.unquantised_params
-            * max(BYTES_PER_PARAM["bf16"] - BYTES_PER_PARAM[s.weights_dtype], 0)
+            s.model_copy(update={"weights_gb": None}).weights_bytes
+            if s.weights_gb is not None
+            else weights
         )
         / GB,
         "weights_per_gpu_gb": weights_per_gpu / GB,
