@@ -44,7 +44,7 @@ def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
     if s.weights_gb is not None:
         return roofline.weights_bytes(params, s.bytes_per_param)
     skipped = roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
-    kept_read = max(m.unquantised_params - skipped, 0.0) if m.unquantised_params else 0.0
+    kept_read = max(m.unquantised_params - skipped, 0.0)  # the input table is not read
     return (
         roofline.weights_bytes(params - skipped, s.bytes_per_param)
         + kept_read * s.unquantised_extra_bytes_per_param

@@ -224,6 +224,12 @@ def _left_at_default(key: str, fig: EngineFigures) -> bool:
     return not info.is_required() and getattr(fig, key) == info.default
 
 
+#: a profile's keys that are not numbers a band could take from it
+_NOT_INHERITED = frozenset(
+    {"id", "name", "description", "previous", "bands", "version", "releases", "sources"}
+)
+
+
 class EngineProfile(EngineFigures):
     """A profile: its current numbers, a name, and the numbers of earlier versions."""
 
@@ -233,8 +239,27 @@ class EngineProfile(EngineFigures):
     previous: list[EngineFigures] = Field(default_factory=list)
     bands: list[EngineFigures] = Field(
         default_factory=list,
-        description="numbers for other engine releases (version = a release band, e.g. 0.9)",
+        description="numbers for other engine releases (version = a release band, e.g. 0.9); "
+        "a band states what differs, and takes the profile's current numbers (and their "
+        "sources) for the rest",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bands_inherit(cls, data):
+        """A band written as what differs from the profile (``vllm-v0@0.4``: only its capture
+        per graph) gets the profile's other numbers and sources; a band that states them all
+        (``vllm@0.9``) keeps its own."""
+        if not isinstance(data, dict) or not isinstance(data.get("bands"), list):
+            return data
+        own = {k: v for k, v in data.items() if k not in _NOT_INHERITED}
+        bands = []
+        for band in data["bands"]:
+            if isinstance(band, dict):
+                sources = {**(data.get("sources") or {}), **(band.get("sources") or {})}
+                band = {**own, **band, "sources": sources}
+            bands.append(band)
+        return {**data, "bands": bands}
 
     def figures(self, version: str | None = None) -> EngineFigures:
         """The numbers of ``version`` (the current one when None)."""

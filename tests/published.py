@@ -14,6 +14,7 @@ from pathlib import Path
 from statistics import median
 
 from model import engines
+from model.accuracy import DECODE_FAMILIES
 from model.errors import ScenarioError
 from model.evaluate import evaluate
 from model.overrides import resolve
@@ -141,14 +142,6 @@ def predict_range(row: dict, figures: dict) -> list[float] | None:
     if q == "compile_s" and figures["cold_start"]["compile_s"] == 0:
         return None  # the engine compiles nothing by default; the row's compile is not its own
     return [float(lo), float(hi)]
-
-
-#: the decode-step rows split by the kind of run, so the panel says where the figure is firm
-DECODE_FAMILIES = (
-    "decode step: dense models, NVIDIA",
-    "decode step: mixture of experts, NVIDIA",
-    "decode step: AMD MI300X",
-)
 
 
 def family(row: dict) -> str | None:

@@ -553,3 +553,15 @@ def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch
     assert not at.exception
     assert events[:2] == [("pause", 0.001), ("sidebar",)]
     assert at.sidebar.number_input(key="w_batch").value >= 1  # the sidebar is all there
+
+
+@pytest.mark.parametrize(
+    ("value", "got"),
+    [("", 7.0), ("  ", 7.0), ("3", 3.0), ("0", 0.0), ("10", 10.0), ("11", 7.0), ("-1", 7.0),
+     ("nan", 7.0), ("inf", 7.0), ("fast", 7.0)],
+)  # fmt: skip
+def test_a_numeric_setting_out_of_its_range_keeps_its_default(monkeypatch, value, got):
+    from ui.settings import env_number
+
+    monkeypatch.setenv("WHATIF_SOME_SETTING", value)
+    assert env_number("WHATIF_SOME_SETTING", 7, 0, 10) == got

@@ -124,12 +124,12 @@ def release_label(fig) -> str:
 
 def release_control(s: Scenario, where=None) -> None:
     """The engine release the start-up numbers are for (the fact that narrows the capture
-    range most): the vLLM profile's current numbers or a band of earlier releases
-    (``vllm@0.9``, ``vllm-v0@0.4``). Shown for a vLLM scenario, V1 or V0; the link carries
-    the choice."""
-    if s.engine_id not in ("vllm", "vllm-v0"):
-        return
+    range most): the profile's current numbers or a band of earlier releases (``vllm@0.9``,
+    ``vllm-v0@0.4``). Shown for a profile that has release bands; the link carries the
+    choice."""
     profile = s.engine_profile
+    if not profile.bands:
+        return
     options = [profile.version] + [b.version for b in profile.bands]
     if s.engine_version not in options:  # a pinned earlier revision stays selectable
         options.append(s.engine_version)

@@ -13,8 +13,8 @@ The worker reads a scenario as JSON (the raw keys, validated there like any othe
 an uploaded file as base64 inside that JSON (read there by the same readers as ever), and
 writes back the result pickled; only this process reads that pickle, from the child it
 started itself, never anything from outside: a user's bytes reach it only as data the child's
-own ``pickle.dumps`` wrote (strings and numbers of a parsed file), never as pickle opcodes. ``WHATIF_SERVING_INLINE=1`` computes in the
-calling thread (a platform without subprocesses); a worker that dies is restarted once, then
+own ``pickle.dumps`` wrote (strings and numbers of a parsed file), never as pickle opcodes.
+``WHATIF_SERVING_INLINE=1`` computes in the calling thread (a platform without subprocesses); a worker that dies is restarted once, then
 the call computes inline, and says so in the server log.
 """
 
@@ -34,6 +34,7 @@ from pathlib import Path
 from model import codecs, serving
 from model.errors import ScenarioError
 from model.scenario import Scenario
+from ui.settings import env_number
 
 log = logging.getLogger(__name__)
 CACHE_SIZE = 64
@@ -42,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _lock = threading.Lock()  # the cache
 #: worker processes at most: a session's long run (a million requests) occupies one, and the
 #: other sessions' pages are served by the next; each takes one request at a time
-MAX_WORKERS = int(os.environ.get("WHATIF_SERVING_WORKERS", "2") or 2)
+MAX_WORKERS = int(env_number("WHATIF_SERVING_WORKERS", 2, 1, 64))
 _idle: list[subprocess.Popen] = []  # started, free
 _started = threading.BoundedSemaphore(MAX_WORKERS)  # a slot per worker in use
 _pool_lock = threading.Lock()
@@ -77,7 +78,7 @@ def _read_trace(name: str, data: bytes):
 #: the files the worker reads for a session (issue 22): every importer has to scan a crafted
 #: 5 MB file before refusing it, seconds of pure Python that would hold every other session
 FILE_KINDS = {"import": _import_file, "trace": _read_trace}
-FILE_BUDGET_S = float(os.environ.get("WHATIF_FILE_BUDGET_S", "60") or 60)
+FILE_BUDGET_S = env_number("WHATIF_FILE_BUDGET_S", 60, 1, 3600)
 
 
 def read_file(kind: str, name: str, data: bytes):
@@ -267,7 +268,7 @@ def prime(s: Scenario) -> None:
 #: the workers' scheduling priority below the server's (os.nice): heavy work yields the CPU
 #: to the sessions' page runs on a busy machine (with two workers busy on two cores, another
 #: session's Roofline run went from 24 to 36 ms at the median; niced, see the README)
-WORKER_NICE = int(os.environ.get("WHATIF_WORKER_NICE", "10") or 0)
+WORKER_NICE = int(env_number("WHATIF_WORKER_NICE", 10, 0, 19))
 
 
 def _serve() -> None:

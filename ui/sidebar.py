@@ -3,7 +3,6 @@ overheads and efficiencies, and the share link. Every widget writes the URL on c
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -18,6 +17,7 @@ from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, report, state
 from ui.layout import GLOSSARY, key_name, md_escape
+from ui.settings import env_number
 from ui.text import modified_caption, scenario_label
 
 DEFAULTS_LABEL = "(built-in defaults)"
@@ -483,12 +483,7 @@ _PENDING = "_whatif_pending_sidebar"
 def _headline_pause_s() -> float:
     """``WHATIF_HEADLINE_PAUSE_MS`` (default 25, 0 turns it off, at most 200) in seconds; a
     value that is not a number in that range keeps the default."""
-    text = os.environ.get("WHATIF_HEADLINE_PAUSE_MS", "")
-    try:
-        ms = float(text) if text.strip() else 25.0
-    except ValueError:
-        ms = 25.0
-    return ms / 1000 if 0 <= ms <= 200 else 0.025
+    return env_number("WHATIF_HEADLINE_PAUSE_MS", 25, 0, 200) / 1000
 
 
 #: The pause between a page's headline figures and the rest of it (issue 22). When a change
