@@ -95,6 +95,30 @@ def moe_overhead_s(s: Scenario, tokens) -> np.ndarray:
     return m.layers * (per_layer + per_expert * touched) * US
 
 
+def mla_overhead_s(s: Scenario, tokens) -> np.ndarray:
+    """Time a multi-head latent attention (MLA) step spends beyond the bytes it reads [s]:
+    ``layers × mla_us_per_layer`` for a model with a latent KV (``kv_lora_rank``: DeepSeek-V2/V3,
+    R1), 0 for any other. An MLA layer runs a dozen small kernels whatever the batch (the
+    replicated down-projections and their norms, the per-token FP8 quantisation before each
+    block-scaled GEMM, rotary, the absorbed W_UK / W_UV batched matmuls, the latent attention,
+    the output projection), each with a floor of a few microseconds inside a CUDA graph.
+
+    References
+    ----------
+    .. [1] https://github.com/ai-dynamo/aiconfigurator (systems/data/h100_sxm and h200_sxm/mla/
+       vllm/0.24.0/mla_generation_module_perf.parquet, measured in CUDA graphs): vLLM's whole
+       DeepSeek-V3 MLA module at 16-128 heads (TP 8-1), batch 1-64, 1-8 K context, less its
+       weights at the profile's bandwidth share and its latent KV at the HBM rate, leaves a
+       median 87-105 µs per layer on both GPUs in FP8 and BF16; SGLang 0.5.10's module
+       (wideep_generation_mla_perf.parquet, H200) leaves 36-47 µs (presets/engines-EVIDENCE.md).
+    """
+    s = s.effective()
+    t = np.asarray(tokens, dtype=float)
+    if not s.model.kv_lora_rank:
+        return np.zeros_like(t)
+    return np.full_like(t, s.model.layers * s.engine_figures.mla_us_per_layer * US)
+
+
 def moe_bw_efficiency(s: Scenario) -> float | None:
     """The share of HBM bandwidth the expert GEMMs reach, or None where they read as dense
     weights (a dense model, a profile without the refinement, or a bandwidth efficiency the
@@ -181,7 +205,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 
     launches, t_launch = launch_s(s, b)
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
-    t_host = t_host + moe_overhead_s(s, b)
+    t_host = t_host + moe_overhead_s(s, b) + mla_overhead_s(s, b)
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {

@@ -110,6 +110,12 @@ class EngineFigures(BaseModel):
     moe_us_per_expert: float = Field(
         0.0, ge=0, le=10000, description="per distinct expert a step touches, per MoE layer"
     )
+    mla_us_per_layer: float = Field(
+        0.0,
+        ge=0,
+        le=10000,
+        description="fixed time of one multi-head latent attention layer beyond its bytes [µs]",
+    )
     launch_us: float = Field(ge=0.001, le=1000)
     kernels_per_layer: int = Field(ge=1, le=1000)
     allreduce_latency_us: float = Field(ge=0, le=10000)

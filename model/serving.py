@@ -59,6 +59,7 @@ from model.decode import (
     allreduce_s,
     launch_s,
     matmul_params,
+    mla_overhead_s,
     moe_bw_efficiency,
     moe_overhead_s,
     peaks,
@@ -172,7 +173,7 @@ class StepModel:
             "launch_s": t_launch,
             "host_s": self.host_s
             + b * self.host_seq_s
-            + moe_overhead_s(s, np.maximum(b, 1)) * (b > 0),
+            + (moe_overhead_s(s, np.maximum(b, 1)) + mla_overhead_s(s, np.maximum(b, 1))) * (b > 0),
         }
 
     # steps with prefill: the terms of model.request.request_figures for every token count

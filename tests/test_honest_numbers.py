@@ -265,6 +265,38 @@ def test_one_moe_layer_against_the_measured_kernel_table(
     assert t * 1e6 == pytest.approx(measured_us, rel=0.3)
 
 
+@pytest.mark.parametrize(
+    ("engine", "per_layer_us"), [("vllm", 97), ("sglang", 38), ("vllm-v0", 97), ("ideal", 0)]
+)
+def test_a_latent_attention_layer_pays_its_small_kernels(scenario, engine, per_layer_us):
+    # aiconfigurator's MLA module tables (vLLM 0.24 on H100/H200, SGLang 0.5.10 on H200), less
+    # the weights and latent KV the roofline already counts: 97 and 38 µs per layer
+    # (presets/engines-EVIDENCE.md, python -m tools.fit_mla)
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=8, engine=engine, batch=4)
+    e = s.effective()
+    assert e.engine_figures.mla_us_per_layer == per_layer_us
+    extra = decode.mla_overhead_s(s, [1, 4, 64])
+    assert_allclose(extra, [61 * per_layer_us * 1e-6] * 3)
+    row = decode.at_batch(s, 4)
+    host = e.host_ms * 1e-3 + float(decode.moe_overhead_s(s, [4])[0]) + 61 * per_layer_us * 1e-6
+    assert row["t_host_s"] == pytest.approx(host)
+    # a model without a latent KV pays none, on any engine
+    dense = scenario(model="llama-3.1-70b", hardware="h200", gpus=8, engine=engine)
+    assert decode.mla_overhead_s(dense, [1, 64]).tolist() == [0.0, 0.0]
+
+
+def test_deepseek_r1_on_sglang_against_its_published_sweep(scenario):
+    # InferenceX issue 870: DeepSeek-R1-0528 FP8, SGLang 0.5.7, TP8 on H200, 1k/1k, mean TPOT
+    # 12.8 / 17.2 / 25.6 / 34.6 ms at concurrency 8 / 16 / 32 / 64 (10.4-31.9 ms without the
+    # MLA layers' 2.3 ms)
+    for batch, tpot_ms in ((8, 12.8), (16, 17.2), (32, 25.6), (64, 34.6)):
+        s = scenario(
+            model="deepseek-r1", hardware="h200", gpus=8, engine="sglang", weights_dtype="fp8",
+            batch=batch, context_tokens=1536,
+        )  # fmt: skip
+        assert decode.at_batch(s, batch)["t_step_s"] * 1e3 == pytest.approx(tpot_ms, rel=0.1)
+
+
 def test_mixtral_at_batch_8_is_no_longer_45_percent_slow(scenario):
     # vllm PR 3240: Mixtral-8x7B on 2 A100s, benchmark_latency 1000 in / 50 out, batch 8:
     # 2.035 s end to end (40.7 ms per output token including the prefill)

@@ -37,6 +37,13 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
             "parameters at batch 1 toward all of them."
         )
         st.markdown(
+            "T_host holds the engine's host work per step and the fixed GPU work a layer pays "
+            "whatever its bytes: a mixture-of-experts layer's routing (about 20-40 µs, plus "
+            "0.24-0.36 µs per distinct expert touched) and a latent-attention (MLA) layer's dozen "
+            "small kernels (DeepSeek-V3/R1: about 97 µs per layer in vLLM, 38 µs in SGLang), "
+            "from kernel timings measured in CUDA graphs (engine profile, `presets/engines.yaml`)."
+        )
+        st.markdown(
             f"**Roofline** (Williams, Waterman, Patterson 2009; {SOURCE_NAMES['roofline']})"
         )
         st.latex(
