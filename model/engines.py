@@ -137,6 +137,9 @@ class EngineFigures(BaseModel):
     compile_s: float = Field(ge=0, le=3600)
     compile_s_per_layer: float = Field(0.0, ge=0, le=600)
     compile_cached_s: float = Field(ge=0, le=3600)
+    compile_cached_s_per_layer: float = Field(
+        0.0, ge=0, le=600, description="warm-cache torch.compile time per layer [s]"
+    )
     compiles: bool = Field(True, description="runs torch.compile by default")
     max_num_batched_tokens: int = Field(ge=1, le=10_000_000)
     non_torch_gib: float = Field(0.0, ge=0, le=100)
@@ -468,7 +471,11 @@ def engine_values(
         "capture_s_per_graph": fig.capture_s_per_graph
         + fig.capture_s_per_graph_per_layer * max(layers - fig.capture_free_layers, 0),
         "compile_s": compile_s if fig.compiles else 0.0,
-        "compile_cached_s": min(fig.compile_cached_s, compile_s) if fig.compiles else 0.0,
+        "compile_cached_s": (
+            min(fig.compile_cached_s + fig.compile_cached_s_per_layer * layers, compile_s)
+            if fig.compiles
+            else 0.0
+        ),
         "max_num_batched_tokens": (
             fig.max_num_batched_tokens_small_gpu
             if fig.max_num_batched_tokens_small_gpu and memory_gib < fig.small_gpu_gib
