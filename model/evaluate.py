@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from model import launch, roofline
+from model import decode, launch, roofline
 from model.cold_start import cold_start, optimised
 from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: this module's API
     ACTIVATION_BYTES,
@@ -66,6 +66,11 @@ def evaluate(
             "t_gpu_ms": float(one["t_gpu_s"]) / MS,
             "t_launch_ms": float(one["t_launch_s"]) / MS,
             "t_host_ms": float(one["t_host_s"]) / MS,
+            # the part of t_host that is fixed GPU work per layer (MoE routing, MLA kernels)
+            "t_layer_fixed_ms": float(
+                (decode.moe_overhead_s(s, [s.batch]) + decode.mla_overhead_s(s, [s.batch]))[0]
+            )
+            / MS,
             "t_step_ms": t_step / MS,
             "tokens_per_s": float(one["tokens_per_s"]),
             "tokens_per_s_per_seq": 1.0 / t_step,

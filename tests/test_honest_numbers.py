@@ -451,3 +451,15 @@ def test_kept_bf16_parts_never_make_a_quantised_checkpoint_heavier_than_bf16(s):
     for dtype in ("fp8", "int4"):
         assert s.with_dtype(dtype).weights_bytes <= bf16 * (1 + 1e-12)
     assert s.with_dtype("int4").weights_bytes <= s.with_dtype("fp8").weights_bytes * (1 + 1e-12)
+
+
+def test_the_step_split_names_the_fixed_work_per_layer_apart_from_the_host(scenario):
+    from ui.lenses.roofline import _host
+
+    r1 = evaluate(scenario(model="deepseek-r1", hardware="h200", gpus=8, batch=8))["decode"]
+    moe = float(decode.moe_overhead_s(scenario(model="deepseek-r1", gpus=8), [8])[0])
+    assert r1["t_layer_fixed_ms"] == pytest.approx((moe + 61 * 97e-6) * 1e3)
+    assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0)  # vLLM's host work
+    assert "fixed work per layer (MoE routing, MLA kernels)" in _host(r1)
+    dense = evaluate(scenario(model="llama-3.1-8b", gpus=1))["decode"]
+    assert dense["t_layer_fixed_ms"] == 0 and _host(dense) == f"host {dense['t_host_ms']:.3f} ms"

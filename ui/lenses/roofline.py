@@ -20,7 +20,19 @@ def _step_help(v: View) -> str:
     return (
         f"GPU {dec['t_gpu_ms']:.3f} ms (memory {dec['t_memory_ms']:.3f}, compute "
         f"{dec['t_compute_ms']:.3f}, all-reduce {dec['t_comm_ms']:.3f}) + launch "
-        f"{dec['t_launch_ms']:.3f} ms + host {dec['t_host_ms']:.3f} ms"
+        f"{dec['t_launch_ms']:.3f} ms + {_host(dec)}"
+    )
+
+
+def _host(dec: dict) -> str:
+    """The host term, with the fixed GPU work per layer it holds named apart where there is
+    some (a mixture-of-experts layer's routing, a latent-attention layer's small kernels)."""
+    fixed = dec.get("t_layer_fixed_ms", 0.0)
+    if fixed <= 0:
+        return f"host {dec['t_host_ms']:.3f} ms"
+    return (
+        f"host {dec['t_host_ms'] - fixed:.3f} ms + fixed work per layer (MoE routing, MLA "
+        f"kernels) {fixed:.3f} ms"
     )
 
 
@@ -29,7 +41,7 @@ def _split(v: View) -> str:
     return (
         f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
         f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
-        f"({dec['launches']} launches) · host {dec['t_host_ms']:.3f} ms"
+        f"({dec['launches']} launches) · {_host(dec)}"
     )
 
 
