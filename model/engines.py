@@ -289,7 +289,7 @@ class EngineProfile(EngineFigures):
         got = _minor(release)
         if got is None:
             return None
-        for fig in [self, *self.bands]:
+        for fig in [*self.bands, self]:
             lo, _, hi = fig.releases.partition("-")
             lo_v, hi_v = _minor(lo), _minor(hi or lo)
             if lo_v is not None and hi_v is not None and lo_v <= got <= hi_v:

@@ -87,7 +87,10 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
         if row.get(key):
             pairs.append((key, row[key]))
     if row.get("engine") == "sglang":
-        pairs.append(("engine", "sglang"))
+        # a release band where the row states one (sglang@0.4 for 0.4.x)
+        release = re.search(r"\d+\.\d+(?:\.\d+)?", row.get("engine_version", ""))
+        band = engines.engine_profiles()["sglang"].band_for(release.group(0)) if release else None
+        pairs.append(("engine", f"sglang@{band}" if band else "sglang"))
     elif row.get("engine") == "vllm":
         # the profile and release band a log of that release runs on (the Measurements
         # page's choice, model.engines.engine_for_log): "V0 0.6.4", "V1 ~0.9.2", "0.24.0"

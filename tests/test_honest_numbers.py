@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from numpy.testing import assert_allclose
 
-from model import decode, engines
+from model import decode, engines, roofline
 from model.calibrate import calibrate
 from model.cold_start import cold_start
 from model.evaluate import evaluate
@@ -68,11 +68,54 @@ def test_capture_per_graph_by_release_band(scenario):
         ("0.2.7", "V0", "vllm-v0@0.4"),
         ("0.4.1", None, "vllm-v0@0.4"),
         ("0.5.3.post1", None, "vllm-v0@2026.12"),
+        ("0.7.3", None, "vllm-v0@0.7"),
+        ("v0.7.4.dev181+gf35f8e22", "V0", "vllm-v0@0.7"),
         (None, None, None),
     ],
 )
 def test_a_log_release_chooses_the_band(release, kind, engine):
     assert engines.engine_for_log(release, kind) == engine
+
+
+@pytest.mark.parametrize(
+    ("engine", "release", "band", "per_layer_us"),
+    [("sglang", "0.4.3.post2", "0.4", 580), ("vllm-v0", "0.7.4", "0.7", 460)],
+)
+def test_early_2025_releases_run_deepseek_slower_and_nothing_else(
+    scenario, engine, release, band, per_layer_us
+):
+    profile = engines.engine_profiles()[engine]
+    assert profile.band_for(release) == band
+    assert profile.band_for("0.5.7" if engine == "sglang" else "0.6.5") == profile.version
+    old, new = profile.figures(band), profile.figures()
+    assert old.mla_us_per_layer == per_layer_us
+    # the band states only its latent-attention figure; the rest is the profile's
+    own = {"version", "releases", "mla_us_per_layer", "sources"}
+    mine = old.model_dump(exclude=own)
+    assert mine == {k: v for k, v in new.model_dump().items() if k in mine}
+    r1_old = evaluate(scenario(model="deepseek-r1", gpus=8, engine=f"{engine}@{band}"))
+    r1_new = evaluate(scenario(model="deepseek-r1", gpus=8, engine=engine))
+    extra = r1_old["decode"]["t_step_ms"] - r1_new["decode"]["t_step_ms"]
+    assert extra == pytest.approx(61 * (per_layer_us - new.mla_us_per_layer) * 1e-3)
+    dense_old = evaluate(scenario(model="llama-3.1-70b", gpus=4, engine=f"{engine}@{band}"))
+    dense_new = evaluate(scenario(model="llama-3.1-70b", gpus=4, engine=engine))
+    assert dense_old["decode"] == dense_new["decode"]
+
+
+@pytest.mark.parametrize(
+    ("engine", "batch", "measured_ms"),
+    # dstack's DeepSeek-R1 runs on 8x MI300X (held out: the bands were fitted on the H200 rows
+    # of the same benchmark, tests/data/published_measurements.csv rows 212-226)
+    [("sglang@0.4", 32, 59.43), ("sglang@0.4", 16, 47.36), ("vllm-v0@0.7", 32, 60.82)],
+)
+def test_the_early_2025_bands_hold_the_mi300x_runs_they_were_not_fitted_on(
+    scenario, engine, batch, measured_ms
+):
+    s = scenario(
+        model="deepseek-r1", gpus=8, hardware="mi300x", weights_dtype="fp8", engine=engine,
+        batch=batch, context_tokens=3600,
+    )  # fmt: skip
+    assert evaluate(s)["decode"]["t_step_ms"] == pytest.approx(measured_ms, rel=0.2)
 
 
 def test_v0_0_2_to_0_4_captures_its_35_graphs_in_about_5_s(scenario):
@@ -94,7 +137,7 @@ def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
     at.query_params["engine"] = "vllm-v0"
     at.run()
     box = at.selectbox(key="w_engine_release")
-    assert box.options == ["vLLM 0.6–0.10", "vLLM 0.2–0.4"]
+    assert box.options == ["vLLM 0.6–0.10", "vLLM 0.7.x", "vLLM 0.2–0.4"]
     box.set_value("0.4").run()
     assert not at.exception
     assert at.query_params["engine"] in ("vllm-v0@0.4", ["vllm-v0@0.4"])
@@ -271,6 +314,31 @@ def test_one_moe_layer_against_the_measured_kernel_table(
     assert expert_bytes > 0
     t = read / (3.35e12 * decode.moe_bw_efficiency(s)) + decode.moe_overhead_s(s, tokens) / m.layers
     assert t * 1e6 == pytest.approx(measured_us, rel=0.3)
+
+
+@pytest.mark.parametrize(
+    ("tp", "tokens", "measured_us"),
+    # aiconfigurator vLLM 0.24.0 H100 moe_perf, int4_wo (WNA16 Marlin MoE), balanced routing:
+    # a 7168 x 2048 layer, top-8 of 384 experts
+    [(8, 8, 122.4), (8, 64, 520.5), (4, 8, 190.3), (1, 64, 3242.4), (2, 1, 73.4)],
+)
+def test_4_bit_weight_only_experts_take_the_marlin_moe_kernel_figures(tp, tokens, measured_us):
+    _, fig = engines.split("vllm")
+    bw, per_layer, per_expert = engines.moe_values(fig, "int4")
+    assert (bw, per_layer, per_expert) == (0.60, 29, 0.43)
+    touched = float(roofline.experts_touched(tokens, 384, 8))
+    expert_bytes = 3 * 7168 * 2048 * 0.5 / tp
+    t_us = per_layer + per_expert * touched + touched * expert_bytes / (bw * 3.35e12) * 1e6
+    assert t_us == pytest.approx(measured_us, rel=0.3)
+
+
+def test_an_awq_moe_step_pays_the_marlin_figures_per_layer(scenario):
+    s = scenario(model="deepseek-r1", gpus=8, weights_dtype="int4")
+    m = s.effective().model
+    touched = float(roofline.experts_touched(1, m.experts, m.experts_per_token))
+    assert float(decode.moe_overhead_s(s, [1])[0]) == pytest.approx(
+        m.layers * (29 + 0.43 * touched) * 1e-6
+    )
 
 
 @pytest.mark.parametrize(

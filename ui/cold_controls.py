@@ -114,12 +114,32 @@ def cold_controls(s: Scenario) -> None:
     state.adopt_browser_values()
 
 
-def release_label(fig) -> str:
+def _product(engine_id: str) -> str:
+    """The engine's name as its releases are named: SGLang for sglang, vLLM for the rest."""
+    return "SGLang" if engine_id.startswith("sglang") else "vLLM"
+
+
+def release_label(fig, engine_id: str = "vllm") -> str:
     """A profile version as a reader names it: its releases, or the revision it is."""
+    product = _product(engine_id)
     if fig.releases:
         lo, _, hi = fig.releases.partition("-")
-        return f"vLLM {lo} and later" if hi.startswith("0.99") else f"vLLM {lo}–{hi}"
+        if hi.startswith("0.99"):
+            return f"{product} {lo} and later"
+        return f"{product} {lo}.x" if hi in ("", lo) else f"{product} {lo}–{hi}"
     return f"revision {fig.version}"
+
+
+_RELEASE_HELP = {
+    "vLLM": "The release the numbers are for: V1 0.8–0.10 capture piecewise graphs at ~0.4 s "
+    "each, 0.11 and later full and piecewise graphs ~10× faster; V0 0.2–0.4 captured its 35 "
+    "graphs at ~0.16 s each, 0.6–0.10 at ~0.4 s; V0 0.7.x ran DeepSeek's latent-attention "
+    "layers ~5× slower than 2026 kernels. A start-up log that states its release sets it on "
+    "the Measurements page.",
+    "SGLang": "The release the numbers are for: SGLang 0.4.x (early 2025) ran DeepSeek-V3/R1 "
+    "at ~0.6 ms per layer beyond its bytes, 0.5 and later at ~0.04 ms; dense models and "
+    "other mixtures of experts are the same in both.",
+}
 
 
 def release_control(s: Scenario, where=None) -> None:
@@ -134,17 +154,15 @@ def release_control(s: Scenario, where=None) -> None:
     if s.engine_version not in options:  # a pinned earlier revision stays selectable
         options.append(s.engine_version)
     where = where or st
+    product = _product(s.engine_id)
     where.selectbox(
-        "vLLM release",
+        f"{product} release",
         options,
         key=_sync("w_engine_release", s.engine_version),
-        format_func=lambda v: release_label(profile.figures(v)),
+        format_func=lambda v: release_label(profile.figures(v), s.engine_id),
         on_change=_on_release,
         args=(s.engine_id,),
-        help="The release the start-up numbers are for: V1 0.8–0.10 capture piecewise graphs "
-        "at ~0.4 s each, 0.11 and later full and piecewise graphs ~10× faster; V0 0.2–0.4 "
-        "captured its 35 graphs at ~0.16 s each, 0.6–0.10 at ~0.4 s. A start-up log that "
-        "states its release sets it on the Measurements page.",
+        help=_RELEASE_HELP[product],
     )
 
 
