@@ -205,7 +205,8 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 
     launches, t_launch = launch_s(s, b)
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
-    t_host = t_host + moe_overhead_s(s, b) + mla_overhead_s(s, b)
+    t_fixed = moe_overhead_s(s, b) + mla_overhead_s(s, b)
+    t_host = t_host + t_fixed
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {
@@ -223,6 +224,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         "t_gpu_s": t_gpu,
         "t_launch_s": t_launch,
         "t_host_s": t_host,
+        "t_layer_fixed_s": t_fixed,
         "t_step_s": t_step,
         "tokens_per_s": b / t_step,
         "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host, t_comm),

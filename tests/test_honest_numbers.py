@@ -143,6 +143,24 @@ def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
     assert at.query_params["engine"] in ("vllm-v0@0.4", ["vllm-v0@0.4"])
 
 
+def test_an_sglang_page_names_sglang_releases_and_moves_deepseek_with_them():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../pages/3_Cold_start.py", default_timeout=60)
+    at.query_params["engine"] = "sglang"
+    at.query_params["model"] = "deepseek-r1"
+    at.query_params["gpus"] = "8"
+    at.run()
+    box = at.selectbox(key="w_engine_release")
+    assert box.label == "SGLang release"
+    assert box.options == ["SGLang 0.5 and later", "SGLang 0.4.x"]
+    text = " ".join(m.value for m in at.markdown)
+    assert "*SGLang release*" in text and "*vLLM release*" not in text
+    box.set_value("0.4").run()
+    assert not at.exception
+    assert at.query_params["engine"] in ("sglang@0.4", ["sglang@0.4"])
+
+
 def test_importing_a_0_8_log_compares_it_with_the_0_9_band(scenario):
     log = (
         "INFO 06-20 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5\n"
@@ -531,3 +549,16 @@ def test_the_step_split_names_the_fixed_work_per_layer_apart_from_the_host(scena
     assert "fixed work per layer (MoE routing, MLA kernels)" in _host(r1)
     dense = evaluate(scenario(model="llama-3.1-8b", gpus=1))["decode"]
     assert dense["t_layer_fixed_ms"] == 0 and _host(dense) == f"host {dense['t_host_ms']:.3f} ms"
+
+
+def test_the_step_timeline_ends_where_the_step_does_with_fixed_work_per_layer(scenario):
+    # DeepSeek-R1: the latent-attention and MoE layers' fixed work sits on the GPU lane, so the
+    # timeline's graph step and eager step end at the metrics' step times
+    from model.evaluate import launch_lens
+
+    lens = launch_lens(scenario(model="deepseek-r1", gpus=8, hardware="h200"))
+    lf = evaluate(scenario(model="deepseek-r1", gpus=8, hardware="h200"))["launch"]
+    fixed = evaluate(scenario(model="deepseek-r1", gpus=8, hardware="h200"))["decode"]
+    assert fixed["t_layer_fixed_ms"] > 5
+    assert lens["timeline"]["graph"]["end"] * 1e3 == pytest.approx(lf["t_step_graph_ms"], rel=1e-3)
+    assert lens["timeline"]["eager"]["end"] * 1e3 == pytest.approx(lf["t_step_eager_ms"], rel=1e-3)

@@ -9,7 +9,7 @@ from model.presets import cold_start_presets
 from model.scenario import Scenario
 from ui import state
 from ui.sidebar import _on_field, _sync, floor
-from ui.text import GLOSSARY
+from ui.text import GLOSSARY, release_product
 
 
 def cold_controls(s: Scenario) -> None:
@@ -114,14 +114,9 @@ def cold_controls(s: Scenario) -> None:
     state.adopt_browser_values()
 
 
-def _product(engine_id: str) -> str:
-    """The engine's name as its releases are named: SGLang for sglang, vLLM for the rest."""
-    return "SGLang" if engine_id.startswith("sglang") else "vLLM"
-
-
 def release_label(fig, engine_id: str = "vllm") -> str:
     """A profile version as a reader names it: its releases, or the revision it is."""
-    product = _product(engine_id)
+    product = release_product(engine_id)
     if fig.releases:
         lo, _, hi = fig.releases.partition("-")
         if hi.startswith("0.99"):
@@ -154,7 +149,7 @@ def release_control(s: Scenario, where=None) -> None:
     if s.engine_version not in options:  # a pinned earlier revision stays selectable
         options.append(s.engine_version)
     where = where or st
-    product = _product(s.engine_id)
+    product = release_product(s.engine_id)
     where.selectbox(
         f"{product} release",
         options,

@@ -15,6 +15,12 @@ WORD_JOINER = "\u2060"  # invisible, and not a character any autolink or directi
 _LINE_BREAKS = re.compile(r"[\r\n\v\f\u2028\u2029]+")
 
 
+def release_product(engine_id: str) -> str:
+    """The engine's name as its releases are named: SGLang for sglang, vLLM for the rest (the
+    label of the release select and of the controls that point to it)."""
+    return "SGLang" if str(engine_id).startswith("sglang") else "vLLM"
+
+
 def md_escape(text: object) -> str:
     """User text (a model or hardware name, an id, a source, an error quoting input) made
     literal for Streamlit markdown: ``st.markdown``, ``st.caption``, ``st.info`` and the other

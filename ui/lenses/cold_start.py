@@ -13,7 +13,7 @@ from ui import cold_charts, measure_data
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
 from ui.lenses.common import seconds
 from ui.measure_charts import measured_waterfall
-from ui.text import md_escape
+from ui.text import md_escape, release_product
 
 
 def _cs(v: View) -> dict:
@@ -91,7 +91,7 @@ def span_text(lo_hi, digits: str = ".1f") -> str:
 
 #: where on the page each narrowing control sits (ranges_narrowed_by's ``control``)
 CONTROL_AT = {
-    "engine": "*vLLM release* (beside these items)",
+    "engine": "*{product} release* (beside these items)",
     "stream_gb_s": "*One stream [GB/s]* under *Item seconds, bandwidth and compile timings*, "
     "or *Storage tier* = page cache when the checkpoint is already cached",
     "compile_s": "*Cold compile [s]* under *Item seconds, bandwidth and compile timings*",
@@ -105,6 +105,12 @@ RANGE_NAMES = {
     "warmup_s": "warm-up",
     "kernel_jit_s": "kernel JIT",
 }
+
+
+def _control_at(control: str, v: View) -> str:
+    """Where the control that narrows a range sits, named as this engine names it."""
+    where = CONTROL_AT.get(control, "*" + control + "*")
+    return where.replace("{product}", release_product(v.s.engine_id))
 
 
 def _ranges_text(v: View) -> str:
@@ -136,14 +142,14 @@ def _ranges_text(v: View) -> str:
         lines.append(
             f"- {RANGE_NAMES[key]} {span_text(cs[f'{key}_range'])} s (point "
             f"{cs[key]:.1f} s): {how['fact']} → "
-            f"{CONTROL_AT.get(how['control'], '*' + how['control'] + '*')}"
+            f"{_control_at(how['control'], v)}"
         )
     if steps:
         lines.append(
             "- the engine's own start-up steps, "
             + ", ".join(f"{RANGE_NAMES[k]} {span_text(cs[f'{k}_range'])} s" for k in steps)
             + ": the host CPU and the engine release → "
-            + CONTROL_AT["engine"]
+            + _control_at("engine", v)
         )
     return "\n".join(lines)
 

@@ -12,7 +12,7 @@ from ui import launch_charts, measure_data
 from ui.layout import fmt, share
 from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
 from ui.measure_charts import with_measured
-from ui.text import step_ms
+from ui.text import release_product, step_ms
 
 
 def _lf(v: View) -> dict:
@@ -103,7 +103,8 @@ def _capture_ranges(v: View) -> str | None:
         f"{cap[0]:.1f}–{cap[1]:.1f} s around {lf['capture_s']:.1f} s and its graphs hold "
         f"{mem[0]:.2f}–{mem[1]:.2f} GB per GPU around {lf['graph_memory_gb']:.2f} GB. The "
         "engine release narrows both most (vLLM 0.8–0.10 captured piecewise graphs at ~0.4 s "
-        "each, 0.11 and later ~10× faster): set *vLLM release*, or measure one start-up and "
+        f"each, 0.11 and later ~10× faster): set *{release_product(v.s.engine_id)} release*, "
+        "or measure one start-up and "
         "upload its log on the Measurements page; fewer, smaller capture sizes shrink both."
     )
 
@@ -323,9 +324,11 @@ LAUNCH = Lens(
     texts={
         "capture-ranges": _capture_ranges,
         "timeline": "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or "
-        "one replay (graph); the GPU's work is split evenly over the kernels. White gaps in a GPU "
-        "lane are the bubbles where the GPU waits for the CPU. The faint band spans a lane whose "
-        "kernels are too short to draw one by one; the right chart zooms on the first launches.",
+        "one replay (graph); the GPU's work is split evenly over the kernels (for a mixture of "
+        "experts or latent attention it includes the fixed work per layer: routing and the small "
+        "MLA kernels). White gaps in a GPU lane are the bubbles where the GPU waits for the CPU. "
+        "The faint band spans a lane whose kernels are too short to draw one by one; the right "
+        "chart zooms on the first launches.",
         "same-tax": lambda v: (
             "**Same launch tax, smaller compute.** N·τ does not depend on the "
             "weights, so shrinking them (FP8, INT4) makes the tax a bigger share and graphs pay more: "
