@@ -21,7 +21,7 @@ contrast on light and dark; log axes say 20, 50, 200, never a bare "2".
 
 from __future__ import annotations
 
-import base64
+import hashlib
 
 import numpy as np
 import plotly.graph_objects as go
@@ -333,42 +333,23 @@ def segments(starts, ends, unit: float = MS) -> np.ndarray:
     return out
 
 
-_ARRAY_KEYS = {"x", "y", "z", "customdata"}
-
-
-def _typed(value):
-    """A numeric array as Plotly's typed array (``{"dtype": "f8", "bdata": base64}``, what
-    plotly.py itself sends); short or non-numeric values stay as they are."""
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "fiu" or arr.ndim != 1 or arr.size < 8:
-        return value.tolist() if isinstance(value, np.ndarray) else value
-    arr = np.ascontiguousarray(arr, dtype="<f8")
-    return {"dtype": "f8", "bdata": base64.b64encode(arr.tobytes()).decode("ascii")}
-
-
-def _pack(trace: dict) -> dict:
-    out = {}
-    for key, value in trace.items():
-        if isinstance(value, dict):
-            out[key] = _pack(value)
-        elif key in _ARRAY_KEYS and isinstance(value, (list, np.ndarray)):
-            out[key] = _typed(value)
-        elif isinstance(value, np.ndarray):
-            out[key] = value.tolist()
-        else:
-            out[key] = value
-    return out
-
-
 class SpecFigure(go.Figure):
     """A figure handed to ``st.plotly_chart`` as its finished spec.
 
     ``st.plotly_chart(fig)`` calls ``fig.to_dict()`` (a deep copy and a walk of every trace),
     and ``go.Figure(spec)`` validates every property first: together 3–16 ms per chart, 121 ms
     for the 13 charts of the three lenses (benchmarks/NOTES-speed.md). This figure skips both:
-    ``to_dict`` returns the spec with its numeric arrays packed as Plotly typed arrays. The
-    plain dict stays in ``spec``; :func:`validated` (used by the tests, which check every
-    builder's spec) turns it into an ordinary, validated ``go.Figure``.
+    ``to_dict`` returns the spec with its arrays as plain lists and ``layout.datarevision`` set
+    to a digest of the traces. The plain dict stays in ``spec``; :func:`validated` (used by the
+    tests, which check every builder's spec) turns it into an ordinary, validated ``go.Figure``.
+
+    Why plain lists and a data revision: Streamlit's frontend hands a chart to
+    ``Plotly.react`` again whenever the page re-renders it (the run's end re-renders every
+    element), with freshly parsed arrays; without a data revision Plotly takes new arrays as
+    new data and redraws every trace, and with typed arrays (``bdata``) it does so even with
+    one. With lists and an unchanged revision the second pass changes nothing: a Batch change
+    on the Roofline page went from ~17,400 DOM mutations to ~12,900, its last one 0.2–0.4 s
+    sooner (benchmarks/NOTES-speed.md, "Charts drawn once per change").
     """
 
     def __init__(self, spec: dict):
@@ -378,10 +359,35 @@ class SpecFigure(go.Figure):
         object.__setattr__(self, "spec", spec)
 
     def to_dict(self) -> dict:
-        return {"data": [_pack(t) for t in self.spec["data"]], "layout": self.spec["layout"]}
+        digest = hashlib.blake2b(digest_size=8)
+        data = [_plain(t, digest) for t in self.spec["data"]]
+        return {"data": data, "layout": {**self.spec["layout"], "datarevision": digest.hexdigest()}}
 
     def to_plotly_json(self) -> dict:
         return self.to_dict()
+
+
+def _plain(value, digest):
+    """``value`` with its numpy arrays as lists (NaN as None, which Plotly reads as a gap), its
+    content fed to ``digest``."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            digest.update(key.encode())
+            out[key] = _plain(item, digest)
+        return out
+    if isinstance(value, np.ndarray):
+        digest.update(value.dtype.str.encode() + value.tobytes())
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            return np.where(np.isfinite(value), value, None).tolist()
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, (dict, list, tuple, np.ndarray)) for v in value):
+            return [_plain(v, digest) for v in value]
+        digest.update(repr(value).encode())  # a flat list (as_list's numbers, labels) at once
+        return value
+    digest.update(repr(value).encode())
+    return value
 
 
 def readable(layout: dict) -> dict:
@@ -401,10 +407,67 @@ def readable(layout: dict) -> dict:
     return layout
 
 
+def _few_markers(trace: dict) -> np.ndarray | None:
+    """The points a line-and-markers trace marks, when it marks only some of them (a
+    :func:`sparse_markers` size array with zeros), else None."""
+    mode = trace.get("mode") or ""
+    size = (trace.get("marker") or {}).get("size")
+    if "lines" not in mode or "markers" not in mode or isinstance(size, (int, float, type(None))):
+        return None
+    size = np.asarray(size, dtype=float)
+    if size.ndim != 1 or not (size == 0).any():
+        return None
+    return np.flatnonzero(size > 0)
+
+
+def split_sparse_markers(data: list) -> list:
+    """Each line that marks only a few of its points drawn as three traces: the line (all its
+    points, its hover), the few markers (no hover) and a legend key showing both, grouped so
+    they show and hide together. Plotly draws an SVG node for every point of a trace whose mode
+    has markers, size 0 or not: the Launch overhead's mode sweep (four 700-point lines with a
+    dozen markers each) held 2,668 nodes and took 197 ms per re-plot in Chromium, 42 ms split
+    (48 nodes); what is drawn is the same."""
+    out = []
+    for t in data:
+        idx = _few_markers(t)
+        if idx is None:
+            out.append(t)
+            continue
+        marker = dict(t["marker"])
+        sizes = np.asarray(marker.pop("size"), dtype=float)
+        colour = (t.get("line") or {}).get("color")
+        if colour is not None:
+            marker.setdefault("color", colour)
+        group = t.get("legendgroup") or t.get("name") or f"marked-{len(out)}"
+        axes = {k: t[k] for k in ("xaxis", "yaxis") if k in t}
+        line = {k: v for k, v in t.items() if k != "marker"}
+        line.update(mode="lines", legendgroup=group, showlegend=False)
+        out.append(line)
+        out.append(
+            {
+                "type": t.get("type", "scatter"), **axes, "name": t.get("name", ""),
+                "x": np.asarray(t["x"])[idx], "y": np.asarray(t["y"], dtype=float)[idx],
+                "mode": "markers", "marker": {**marker, "size": sizes[idx]},
+                "legendgroup": group, "showlegend": False, "hoverinfo": "skip",
+            }
+        )  # fmt: skip
+        if t.get("showlegend", True) is not False and t.get("name"):
+            out.append(
+                {
+                    "type": t.get("type", "scatter"), **axes, "name": t["name"],
+                    "x": [None], "y": [None], "mode": "lines+markers",
+                    "line": t.get("line", {}), "marker": {**marker, "size": float(sizes.max())},
+                    "legendgroup": group,
+                }
+            )  # fmt: skip
+    return out
+
+
 def figure(data: list, layout: dict) -> SpecFigure:
     """Every chart builder's return: the traces and the layout as one spec, its text made
-    readable on both themes (:func:`readable`)."""
-    return SpecFigure({"data": data, "layout": readable(layout)})
+    readable on both themes (:func:`readable`), a line's few markers drawn apart from the line
+    (:func:`split_sparse_markers`)."""
+    return SpecFigure({"data": split_sparse_markers(data), "layout": readable(layout)})
 
 
 def validated(fig) -> go.Figure:
