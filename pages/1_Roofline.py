@@ -4,6 +4,7 @@ and batching buy? (SPEC 4.1) Declared in :mod:`ui.lenses.roofline`."""
 import streamlit as st
 
 from ui import lens_view
+from ui.cold_controls import decode_release_control
 from ui.formulas import roofline_formulas
 from ui.layout import assumption_line, fit_warning, lazy_tabs, scenario_caption, weights_size_notice
 from ui.lenses.roofline import ROOFLINE
@@ -19,6 +20,7 @@ fit_warning(shown.f["memory"], s)
 shown.metrics("headline")
 shown.metrics("request")
 assumption_line(s, lens="roofline")
+decode_release_control(s)  # DeepSeek on a profile with early-2025 bands only
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.

@@ -562,3 +562,22 @@ def test_the_step_timeline_ends_where_the_step_does_with_fixed_work_per_layer(sc
     assert fixed["t_layer_fixed_ms"] > 5
     assert lens["timeline"]["graph"]["end"] * 1e3 == pytest.approx(lf["t_step_graph_ms"], rel=1e-3)
     assert lens["timeline"]["eager"]["end"] * 1e3 == pytest.approx(lf["t_step_eager_ms"], rel=1e-3)
+
+
+def test_the_roofline_offers_the_release_where_it_moves_deepseek_decode():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file("../pages/1_Roofline.py", default_timeout=60)
+    at.query_params["engine"] = "sglang"
+    at.query_params["model"] = "deepseek-r1"
+    at.query_params["gpus"] = "8"
+    at.query_params["hardware"] = "h200"
+    at.run()
+    step = next(m for m in at.metric if m.label == "Step time").value
+    at.selectbox(key="w_engine_release").set_value("0.4").run()
+    assert not at.exception
+    assert next(m for m in at.metric if m.label == "Step time").value != step
+    dense = AppTest.from_file("../pages/1_Roofline.py", default_timeout=60)
+    dense.query_params["engine"] = "sglang"
+    dense.run()
+    assert not any(b.key == "w_engine_release" for b in dense.selectbox)

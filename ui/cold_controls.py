@@ -161,6 +161,19 @@ def release_control(s: Scenario, where=None) -> None:
     )
 
 
+def decode_release_control(s: Scenario) -> None:
+    """The release select on the Roofline lens, where the release moves the decode step: a
+    latent-attention model (DeepSeek-V2/V3/R1) on a profile whose bands differ in its MLA
+    figure (``sglang@0.4``, ``vllm-v0@0.7``: early-2025 kernels). Nothing for any other model."""
+    profile = s.engine_profile
+    if not s.effective().model.kv_lora_rank or not any(
+        b.mla_us_per_layer != profile.mla_us_per_layer for b in profile.bands
+    ):
+        return
+    left, _ = st.columns([1, 3])
+    release_control(s, left)
+
+
 def _on_release(engine_id: str) -> None:
     version = st.session_state["w_engine_release"]
     state.apply_change([("engine", f"{engine_id}@{version}")])
