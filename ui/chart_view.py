@@ -69,7 +69,7 @@ def stable_chart_id(ident: str):
 def _once_this_run(ident: str) -> str:
     """``ident``, or ``ident-2``, ``-3``, ... for a name drawn again in the same run (two charts
     never share an id; the n-th drawing of a name keeps its id from run to run)."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     run = id(getattr(ctx, "cursors", None)) if ctx is not None else None  # reset every run
