@@ -343,6 +343,14 @@ def normalise(value: str) -> str:
     return f"{ident}@{version}"
 
 
+def banded(ident: str, release: str | None) -> str:
+    """``ident@band`` for the profile's band whose releases hold ``release`` (``0.7.4`` on
+    vllm-v0: ``vllm-v0@0.7``; ``0.4.3`` on sglang: ``sglang@0.4``), ``ident@<current>`` when no
+    band names it or no release is known."""
+    band = engine_profiles()[ident].band_for(release) if release else None
+    return normalise(f"{ident}@{band}" if band else ident)
+
+
 def engine_for_log(release: str | None, kind: str | None = None) -> str | None:
     """The vLLM profile and band a start-up log's release runs on (``vllm-v0@0.4`` for
     0.2-0.4, ``vllm-v0@<current>``, ``vllm@0.9``, ``vllm@<current>``), or None when the log
@@ -354,15 +362,12 @@ def engine_for_log(release: str | None, kind: str | None = None) -> str | None:
     .. [1] ``presets/engines.yaml``: the vllm and vllm-v0 profiles' ``bands`` (``releases`` of
        each).
     """
-    profiles = engine_profiles()
     minor = _minor(release) if release else None
     if kind == "V0" or (kind is None and minor is not None and minor < (0, 8)):
-        band = profiles["vllm-v0"].band_for(release) if release else None
-        return normalise(f"vllm-v0@{band}" if band else "vllm-v0")
+        return banded("vllm-v0", release)
     if minor is None:
         return normalise("vllm") if kind == "V1" else None
-    band = profiles[DEFAULT_ENGINE].band_for(release)
-    return normalise(f"{DEFAULT_ENGINE}@{band}" if band else DEFAULT_ENGINE)
+    return banded(DEFAULT_ENGINE, release)
 
 
 def split(engine: str) -> tuple[EngineProfile, EngineFigures]:

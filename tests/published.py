@@ -86,19 +86,16 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
     ):
         if row.get(key):
             pairs.append((key, row[key]))
+    version = row.get("engine_version", "")
+    found = re.search(r"\d+\.\d+(?:\.\d+)?", version)  # "V0 0.6.4", "V1 ~0.9.2", "0.24.0"
+    release = found.group(0) if found else None
     if row.get("engine") == "sglang":
-        # a release band where the row states one (sglang@0.4 for 0.4.x)
-        release = re.search(r"\d+\.\d+(?:\.\d+)?", row.get("engine_version", ""))
-        band = engines.engine_profiles()["sglang"].band_for(release.group(0)) if release else None
-        pairs.append(("engine", f"sglang@{band}" if band else "sglang"))
+        pairs.append(("engine", engines.banded("sglang", release)))  # sglang@0.4 for 0.4.x
     elif row.get("engine") == "vllm":
         # the profile and release band a log of that release runs on (the Measurements
-        # page's choice, model.engines.engine_for_log): "V0 0.6.4", "V1 ~0.9.2", "0.24.0"
-        version = row.get("engine_version", "")
+        # page's choice, model.engines.engine_for_log)
         kind = version[:2] if version[:2] in ("V0", "V1") else None
-        release = re.search(r"\d+\.\d+(?:\.\d+)?", version)
-        engine = engines.engine_for_log(release.group(0) if release else None, kind)
-        pairs.append(("engine", engine or "vllm"))
+        pairs.append(("engine", engines.engine_for_log(release, kind) or "vllm"))
     v0_engine = any(k == "engine" and v.startswith("vllm-v0") for k, v in pairs)
     for item in row.get("extra", "").split():
         key, _, value = item.partition("=")

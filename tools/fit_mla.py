@@ -12,19 +12,17 @@ left per engine, GPU, GEMM dtype and head count.
 
 from __future__ import annotations
 
-import io
 import sys
-import zipfile
 
 import pandas as pd
 
-DATA = "aiconfigurator_core/systems/data/"
+from tools.aic import BW, tables
+
 TABLES = {
     ("vllm 0.24", "h200"): "h200_sxm/mla/vllm/0.24.0/mla_generation_module_perf.parquet",
     ("vllm 0.24", "h100"): "h100_sxm/mla/vllm/0.24.0/mla_generation_module_perf.parquet",
     ("sglang 0.5.10", "h200"): "h200_sxm/mla/sglang/0.5.10/wideep_generation_mla_perf.parquet",
 }
-BW = {"h200": 4.8e12, "h100": 3.35e12}  # datasheet HBM bandwidth [B/s] (presets/hardware.yaml)
 EFF = {"fp8_block": (1, 0.55), "bfloat16": (2, 0.80)}  # bytes per param, bandwidth share
 # DeepSeek-V3 config.json
 HIDDEN, Q_LORA, KV_LORA, ROPE, NOPE, V_DIM = 7168, 1536, 512, 64, 128, 128
@@ -60,11 +58,9 @@ def fixed_us(d: pd.DataFrame, gpu: str) -> pd.DataFrame:
 
 
 def main(wheel: str) -> None:
-    with zipfile.ZipFile(wheel) as z:
-        for (engine, gpu), path in TABLES.items():
-            d = pd.read_parquet(io.BytesIO(z.read(DATA + path)))
-            print(f"{engine} on {gpu}:")
-            print(fixed_us(d, gpu).to_string(index=False))
+    for (engine, gpu), d in tables(wheel, TABLES):
+        print(f"{engine} on {gpu}:")
+        print(fixed_us(d, gpu).to_string(index=False))
 
 
 if __name__ == "__main__":

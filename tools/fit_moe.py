@@ -12,19 +12,17 @@ dtype and kernel with the median and 90th-percentile relative error.
 
 from __future__ import annotations
 
-import io
 import sys
-import zipfile
 
 import numpy as np
 import pandas as pd
 
-DATA = "aiconfigurator_core/systems/data/"
+from tools.aic import BW, tables
+
 TABLES = {
     ("vllm 0.24", "h100"): "h100_sxm/moe/vllm/0.24.0/moe_perf.parquet",
     ("vllm 0.24", "h200"): "h200_sxm/moe/vllm/0.24.0/moe_perf.parquet",
 }
-BW = {"h200": 4.8e12, "h100": 3.35e12}  # datasheet HBM bandwidth [B/s] (presets/hardware.yaml)
 #: bytes per expert weight as the explorer counts them (model/units.py: int4 and fp4 0.5)
 BYTES = {"bfloat16": 2.0, "fp8": 1.0, "fp8_block": 1.0, "int4_wo": 0.5, "w4a16_mxfp4": 0.5}
 
@@ -54,18 +52,17 @@ def fit(q: pd.DataFrame, bw: float) -> dict:
 
 
 def main(wheel: str) -> None:
-    with zipfile.ZipFile(wheel) as z:
-        for (engine, gpu), path in TABLES.items():
-            d = pd.read_parquet(io.BytesIO(z.read(DATA + path)))
-            d = d[(d.num_tokens <= 64) & (d.moe_ep_size == 1)]
-            d = d[d.distribution.astype(str).str.contains("balanced|uniform", case=False)]
-            d = d[d.moe_dtype.isin(BYTES)].assign(dtype_bytes=d.moe_dtype.map(BYTES))
-            rows = []
-            for (dtype, kernel), q in d.groupby(["moe_dtype", "kernel_source"]):
-                rows.append({"dtype": dtype, "kernel": kernel, **fit(q, BW[gpu])})
-            print(f"{engine} on the {gpu}")
-            print(pd.DataFrame(rows).to_string(index=False))
-            print()
+    for (engine, gpu), d in tables(wheel, TABLES):
+        d = d[(d.num_tokens <= 64) & (d.moe_ep_size == 1)]
+        d = d[d.distribution.astype(str).str.contains("balanced|uniform", case=False)]
+        d = d[d.moe_dtype.isin(BYTES)].assign(dtype_bytes=d.moe_dtype.map(BYTES))
+        rows = [
+            {"dtype": dtype, "kernel": kernel, **fit(q, BW[gpu])}
+            for (dtype, kernel), q in d.groupby(["moe_dtype", "kernel_source"])
+        ]
+        print(f"{engine} on the {gpu}")
+        print(pd.DataFrame(rows).to_string(index=False))
+        print()
 
 
 if __name__ == "__main__":

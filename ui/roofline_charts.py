@@ -284,7 +284,7 @@ def step_composition_figure(
         ("TP all-reduce", sw["t_comm_s"], COLORS["comm"], PATTERNS[2]),
         ("launch", launch_visible, COLORS["launch"], PATTERNS[3]),
     ]
-    fixed = np.asarray(sw.get("t_layer_fixed_s", np.zeros_like(sw["t_host_s"])), dtype=float)
+    fixed = sw["t_layer_fixed_s"]
     parts.append(("host", sw["t_host_s"] - fixed, COLORS["host"], PATTERNS[4]))
     if np.any(fixed > 0):  # MoE routing and MLA's small kernels: counted beside the host work
         parts.append(("fixed work per layer (MoE, MLA)", fixed, GREY, PATTERNS[5]))
