@@ -120,14 +120,16 @@ def mla_overhead_s(s: Scenario, tokens) -> np.ndarray:
 
 
 def moe_bw_efficiency(s: Scenario) -> float | None:
-    """The share of HBM bandwidth the expert GEMMs reach, or None where they read as dense
-    weights (a dense model, a profile without the refinement, or a bandwidth efficiency the
-    scenario sets itself)."""
+    """The share of HBM bandwidth the expert GEMMs reach (the profile's, times the GPU's
+    :func:`model.engines.bw_share`), or None where they read as dense weights (a dense model, a
+    profile without the refinement, or a bandwidth efficiency the scenario sets itself)."""
     s = s.effective()
     if not s.model.experts or not s.bw_efficiency_auto:
         return None
     bw, _, _ = engines.moe_values(s.engine_figures, s.weights_dtype)
-    return bw
+    if bw is None:
+        return None
+    return min(bw * engines.bw_share(s.engine_figures, s.hardware.id), 1.0)
 
 
 def allreduce_s(s: Scenario, tokens) -> np.ndarray:

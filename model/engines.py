@@ -5,8 +5,9 @@ all-reduce costs, the engine's CUDA graph mode and capture sizes, what capture a
 at start-up and the start-up steps real servers run beside the seed's five items. Every number
 names its source. ``ideal`` is the seeds' idealised physics; the built-in default is ``vllm``.
 
-A profile has a ``version``; revisions keep the old numbers under ``previous``, so a share link
-that names ``vllm@2026.11`` keeps its numbers after the profile is revised. Nothing here imports
+A profile has a ``version``; revisions keep the old numbers under ``previous`` (frozen in
+``presets/engines-previous.yaml``), so a share link that names ``vllm@2026.11`` keeps its numbers
+after the profile is revised. Nothing here imports
 the scenario: :mod:`model.scenario` resolves its ``auto`` knobs through :func:`engine_values`.
 """
 
@@ -101,6 +102,13 @@ class EngineFigures(BaseModel):
         description="low and high factors on the point of each ranged figure (RANGED)",
     )
     bw_efficiency: float = Field(ge=0.001, le=1)
+    gpu_bw_share: dict[
+        Annotated[str, Field(max_length=40)], Annotated[float, Field(ge=0.1, le=2)]
+    ] = Field(
+        default_factory=dict,
+        description="bandwidth share a GPU's kernels reach relative to the H100 SXM the "
+        "bandwidth efficiencies were derived on, by hardware preset id (absent: 1)",
+    )
     flops_efficiency: float = Field(ge=0.001, le=1)
     prefill_efficiency: float = Field(ge=0.001, le=1)
     host_ms: float = Field(ge=0, le=1000)
@@ -207,6 +215,8 @@ class EngineFigures(BaseModel):
         ]
         missing = [k for k in numeric if k not in self.sources and not _left_at_default(k, self)]
         missing += [f"dtype_efficiency.{d}" for d in self.dtype_efficiency]
+        if self.gpu_bw_share:
+            missing.append("gpu_bw_share")
         missing += [f"ranges.{k}" for k in self.ranges]
         if self.eager_startup is not None:
             missing.append("eager_startup")
@@ -225,6 +235,14 @@ def moe_values(fig: EngineFigures, weights_dtype: str) -> tuple[float | None, fl
     per_layer = d.moe_us_per_layer if d.moe_us_per_layer is not None else fig.moe_us_per_layer
     per_expert = d.moe_us_per_expert if d.moe_us_per_expert is not None else fig.moe_us_per_expert
     return bw, per_layer, per_expert
+
+
+def bw_share(fig: EngineFigures, hardware_id: str) -> float:
+    """The factor on a profile's bandwidth efficiencies for one GPU: the share of datasheet
+    bandwidth its decode GEMMs reach over the H100 SXM's, where the profile's efficiencies were
+    derived (presets/engines-EVIDENCE.md, "Bandwidth share per GPU"; ``tools/fit_gpu_bw.py``
+    measures it on aiconfigurator's GEMM tables). 1 for a GPU without a measurement."""
+    return fig.gpu_bw_share.get(hardware_id, 1.0)
 
 
 def _left_at_default(key: str, fig: EngineFigures) -> bool:
@@ -304,14 +322,24 @@ def _minor(text: str) -> tuple[int, int] | None:
 
 @lru_cache(maxsize=1)
 def engine_profiles() -> dict[str, EngineProfile]:
-    """Every engine profile by id (``presets/engines.yaml``), validated."""
+    """Every engine profile by id (``presets/engines.yaml``), validated, with its frozen earlier
+    revisions (``presets/engines-previous.yaml``: per profile, a list of full revisions)."""
     raw = load_file(PRESETS_DIR / "engines.yaml")
+    earlier_path = PRESETS_DIR / "engines-previous.yaml"
+    earlier = load_file(earlier_path) if earlier_path.is_file() else {}
+    if unknown := sorted(set(earlier) - set(raw)):
+        raise ValueError(f"engines-previous.yaml: no profile {', '.join(unknown)} in engines.yaml")
     out = {}
     for key, spec in raw.items():
         if not isinstance(spec, dict):
             raise ValueError(f"engines.yaml: {key!r} must be a mapping")
+        old = earlier.get(key) or []
+        if not isinstance(old, list):
+            raise ValueError(f"engines-previous.yaml: {key!r} must be a list of revisions")
         try:
-            out[key] = EngineProfile.model_validate({**spec, "id": key})
+            out[key] = EngineProfile.model_validate(
+                {**spec, "id": key, "previous": [*(spec.get("previous") or []), *old]}
+            )
         except ValidationError as exc:
             raise ValueError(f"engines.yaml: profile {key!r} is invalid: {exc}") from None
     if DEFAULT_ENGINE not in out or "ideal" not in out:
@@ -410,6 +438,7 @@ def engine_values(
     weights_dtype: str = "bf16",
     experts: int | None = None,
     capture_sizes: list[int] | None = None,
+    hardware_id: str = "custom",
 ):
     """The value of every :data:`ENGINE_KNOBS` key for a model and a GPU set.
 
@@ -434,6 +463,9 @@ def engine_values(
         Mixture-of-experts models keep more graph memory (``graph_moe_factor``).
     capture_sizes : list of int or None
         The scenario's own capture sizes when it sets them: graph memory grows with the largest.
+    hardware_id : str
+        The GPU's preset id: the profile's bandwidth efficiency is scaled by its
+        ``gpu_bw_share`` for that GPU (:func:`bw_share`; 1 for a custom part).
 
     Notes
     -----
@@ -458,7 +490,9 @@ def engine_values(
         + fig.graph_mb_per_graph_per_khidden_per_tp * khidden / max(gpus, 1)
     ) * (fig.graph_moe_factor if experts else 1.0)
     return {
-        "bw_efficiency": eff.bw_efficiency or fig.bw_efficiency,
+        "bw_efficiency": min(
+            (eff.bw_efficiency or fig.bw_efficiency) * bw_share(fig, hardware_id), 1.0
+        ),
         "flops_efficiency": eff.flops_efficiency or fig.flops_efficiency,
         "prefill_efficiency": eff.prefill_efficiency or fig.prefill_efficiency,
         "host_ms": fig.host_ms,

@@ -584,6 +584,7 @@ class Scenario(BaseModel):
             weights_dtype=self.weights_dtype,
             experts=self.model.experts,
             capture_sizes=self.capture_sizes,
+            hardware_id=self.hardware.id,
         )
 
     @property

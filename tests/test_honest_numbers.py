@@ -52,7 +52,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12")
+    assert engines.normalise("vllm").endswith("@2026.12.1")
 
 
 @pytest.mark.parametrize(
@@ -60,14 +60,14 @@ def test_capture_per_graph_by_release_band(scenario):
     [
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
-        ("0.11.2", None, "vllm@2026.12"),
-        ("0.24.0", "V1", "vllm@2026.12"),
-        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12"),
-        ("0.9.2", "V0", "vllm-v0@2026.12"),
-        (None, "V0", "vllm-v0@2026.12"),
+        ("0.11.2", None, "vllm@2026.12.1"),
+        ("0.24.0", "V1", "vllm@2026.12.1"),
+        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.1"),
+        ("0.9.2", "V0", "vllm-v0@2026.12.1"),
+        (None, "V0", "vllm-v0@2026.12.1"),
         ("0.2.7", "V0", "vllm-v0@0.4"),
         ("0.4.1", None, "vllm-v0@0.4"),
-        ("0.5.3.post1", None, "vllm-v0@2026.12"),
+        ("0.5.3.post1", None, "vllm-v0@2026.12.1"),
         ("0.7.3", None, "vllm-v0@0.7"),
         ("v0.7.4.dev181+gf35f8e22", "V0", "vllm-v0@0.7"),
         (None, None, None),
@@ -581,3 +581,47 @@ def test_the_roofline_offers_the_release_where_it_moves_deepseek_decode():
     dense.query_params["engine"] = "sglang"
     dense.run()
     assert not any(b.key == "w_engine_release" for b in dense.selectbox)
+
+
+# ------------------------------------------------------- bandwidth share per GPU (2026.12.1)
+
+
+def test_each_gpu_takes_its_measured_bandwidth_share(scenario):
+    # tools/fit_gpu_bw.py on aiconfigurator's vLLM 0.24 GEMM tables: BF16 at m = 1 reaches 0.852
+    # of datasheet on the H100 SXM and 0.807 on the H200 (0.95 of the H100's), 0.776 on the B200
+    # (0.91); the profile's 0.80 was derived on the H100
+    def eff(**kw):
+        kw = {"weights_dtype": "bf16", **kw}
+        return scenario(model="llama-3.1-8b", gpus=1, **kw).effective().bw_efficiency
+
+    assert eff(hardware="h100-sxm") == 0.80
+    assert_allclose(eff(hardware="h200"), 0.80 * 0.95)
+    assert_allclose(eff(hardware="b200"), 0.80 * 0.91)
+    assert_allclose(eff(hardware="a100-80gb"), 0.80 * 0.87)
+    assert eff(hardware="rtx-4090") == 0.80  # no table for it: the H100's share
+    assert_allclose(eff(hardware="h200", weights_dtype="fp8"), 0.55 * 0.95)  # FP8's, scaled
+    assert_allclose(eff(hardware="h200", engine="sglang"), 0.80 * 0.98)  # SGLang's own tables
+    assert eff(hardware="h200", bw_efficiency="0.7") == 0.7  # a scenario's own share is absolute
+    # the experts' share scales the same way
+    moe = scenario(model="mixtral-8x7b", gpus=2, hardware="a100-80gb", weights_dtype="bf16")
+    base, _, _ = engines.moe_values(moe.engine_figures, "bf16")
+    assert_allclose(decode.moe_bw_efficiency(moe.effective()), base * 0.87)
+    # an H200 step is slower than the datasheet ratio says: 8B at batch 1, 3.35 -> 4.8 TB/s
+    kw = {"model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}
+    h100 = evaluate(scenario(hardware="h100-sxm", **kw))["decode"]
+    h200 = evaluate(scenario(hardware="h200", **kw))["decode"]
+    assert h100["t_step_ms"] / h200["t_step_ms"] < 4.8 / 3.35
+
+
+def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
+    # links name their profile's version; 2026.12 had no per-GPU share (engines-previous.yaml)
+    kw = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "h200", "weights_dtype": "bf16"}
+    old = scenario(engine="vllm@2026.12", **kw)
+    assert old.effective().bw_efficiency == 0.80
+    now = scenario(engine="vllm", **kw)
+    assert evaluate(old)["decode"]["t_step_ms"] < evaluate(now)["decode"]["t_step_ms"]
+    for profile in engines.engine_profiles().values():
+        assert len(set(profile.versions)) == len(profile.versions)
+    for ident in ("vllm", "vllm-v0", "sglang"):
+        versions = engines.engine_profiles()[ident].versions
+        assert {"2026.12.1", "2026.12", "2026.11"} <= set(versions)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, engine_profiles
+from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, bw_share, engine_profiles
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 from ui import export, state
@@ -138,9 +138,15 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
         if ideal and s.bw_efficiency == 1 and s.flops_efficiency == 1:
             peaks = "100 % of HBM bandwidth and of peak FLOPS"
         else:
+            share = bw_share(s.engine_figures, s.hardware.id)
+            on_gpu = (
+                f" (this GPU's GEMMs reach {share:.2f}× an H100's share)"
+                if s.bw_efficiency_auto and share != 1
+                else ""
+            )
             peaks = (
-                f"{s.bw_efficiency:.0%} of HBM bandwidth, {s.flops_efficiency:.0%} of peak FLOPS "
-                f"in decode and {s.prefill_efficiency:.0%} in prefill"
+                f"{s.bw_efficiency:.0%} of HBM bandwidth{on_gpu}, {s.flops_efficiency:.0%} of peak "
+                f"FLOPS in decode and {s.prefill_efficiency:.0%} in prefill"
             ).replace("%", " %")
         items = [
             peaks,
