@@ -240,6 +240,10 @@ def test_bucket_preset_button():
 
 def test_weights_size_override_widget():
     at = open_page(LAUNCH, scenario="seed-qa-awq-5.5gib")
+    # the "Overheads and efficiencies" panel is built only while open
+    assert not [w for w in at.sidebar.number_input if w.key == "w_weights_gb"]
+    at.session_state["x_overheads"] = True
+    at.run()
     assert at.number_input(key="w_weights_gb").value == 5.905580032
     at.number_input(key="w_weights_gb").set_value(None).run()
     assert not at.exception

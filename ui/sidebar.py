@@ -247,156 +247,15 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         "full_decode_only: one graph per decode step. full_and_piecewise (vLLM's default): full "
         "graphs for decode, piecewise for mixed steps.",
     )
-    with sb.expander("Overheads and efficiencies"):
-        own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
-        if own:
-            st.caption(
-                "Set here instead of the engine's: " + ", ".join(key_name(k) for k in own) + "."
-            )
-            st.button(
-                "Use the engine's values",
-                key="w_engine_values",
-                on_click=state.apply_change,
-                args=([(k, "auto") for k in own],),
-            )
-        else:
-            st.caption("Every value below is the engine profile's; change one to override it.")
-        a, b = st.columns(2)
-        a.number_input(
-            "Launch τ [µs]",
-            min_value=floor(0.01, s.launch_us),
-            max_value=1000.0,
-            step=0.5,
-            format="%.4g",
-            key=_sync("w_launch_us", s.launch_us),
-            on_change=_on_field,
-            args=("launch_us",),
-            help=GLOSSARY["Launch cost τ"],
-        )
-        b.number_input(
-            "Host work [ms]",
-            min_value=0.0,
-            max_value=1000.0,
-            step=0.1,
-            format="%.2f",
-            key=_sync("w_host_ms", s.host_ms),
-            on_change=_on_field,
-            args=("host_ms",),
-            help="CPU work every step pays that CUDA graphs do not remove: scheduling, sampling, "
-            "synchronisation.",
-        )
-        a.number_input(
-            "Kernels / layer",
-            min_value=1,
-            max_value=1000,
-            step=1,
-            key=_sync("w_kernels_per_layer", s.kernels_per_layer),
-            on_change=_on_field,
-            args=("kernels_per_layer",),
-            help="GPU kernels one layer launches in an eager decode step.",
-        )
-        b.number_input(
-            "Kernels / step",
-            min_value=1,
-            max_value=1_000_000,
-            step=10,
-            value=None,
-            key=_sync("w_kernels", s.kernels),
-            on_change=_on_field,
-            args=("kernels",),
-            placeholder="auto",
-            help="Empty = layers × kernels per layer.",
-        )
-        a, b = st.columns(2)
-        a.number_input(
-            "Weights size [GB]",
-            min_value=floor(0.001, s.weights_gb),
-            max_value=1_000_000.0,
-            step=1.0,
-            format="%.3f",
-            value=None,
-            key=_sync("w_weights_gb", s.weights_gb),
-            on_change=_on_field,
-            args=("weights_gb",),
-            placeholder="auto",
-            help="Empty = params × bytes per param. Set it for checkpoints that keep some "
-            "tensors wider (AWQ keeps 16-bit embeddings). A dtype change keeps it.",
-        )
-        b.number_input(
-            "Capture s / graph",
-            min_value=0.0,
-            max_value=600.0,
-            step=0.05,
-            format="%.2f",
-            key=_sync("w_capture_s_per_graph", s.capture_s_per_graph),
-            on_change=_on_field,
-            args=("capture_s_per_graph",),
-            help="Start-up seconds to capture one CUDA graph (vLLM logs: 0.2–0.4 s).",
-        )
-        st.radio(
-            "Launch model",
-            LAUNCH_MODELS,
-            horizontal=True,
-            key=_sync("w_launch_model", s.launch_model),
-            on_change=_on_field,
-            args=("launch_model",),
-            help="additive: the CPU launches after the GPU finishes, T_gpu + N·τ + host (as the "
-            "source posts count). pipelined: the CPU runs ahead, max(T_gpu, N·τ) + host.",
-        )
-        st.slider(
-            "Bandwidth efficiency",
-            floor(0.05, s.bw_efficiency),
-            1.0,
-            step=0.01,
-            key=_sync("w_bw_efficiency", s.bw_efficiency),
-            on_change=_on_field,
-            args=("bw_efficiency",),
-            help="Share of the datasheet HBM bandwidth decode reads reach.",
-        )
-        st.slider(
-            "FLOPS efficiency (decode)",
-            floor(0.05, s.flops_efficiency),
-            1.0,
-            step=0.01,
-            key=_sync("w_flops_efficiency", s.flops_efficiency),
-            on_change=_on_field,
-            args=("flops_efficiency",),
-            help="Share of the datasheet peak FLOPS decode reaches.",
-        )
-        st.slider(
-            "FLOPS efficiency (prefill)",
-            floor(0.05, s.prefill_efficiency),
-            1.0,
-            step=0.01,
-            key=_sync("w_prefill_efficiency", s.prefill_efficiency),
-            on_change=_on_field,
-            args=("prefill_efficiency",),
-            help="Share of the datasheet peak FLOPS the prompt's prefill reaches.",
-        )
-        st.number_input(
-            "All-reduce latency [µs]",
-            min_value=0.0,
-            max_value=10000.0,
-            step=1.0,
-            format="%.3g",
-            key=_sync("w_allreduce_latency_us", s.allreduce_latency_us),
-            on_change=_on_field,
-            args=("allreduce_latency_us",),
-            help="Fixed cost of one tensor-parallel all-reduce (two per layer per step).",
-        )
-        st.number_input(
-            "HBM bandwidth [TB/s]",
-            min_value=floor(0.01, s.hardware.hbm_bandwidth_tb_s),
-            max_value=100.0,
-            step=0.05,
-            format="%.3f",
-            key=_sync("w_hardware.hbm_bandwidth_tb_s", s.hardware.hbm_bandwidth_tb_s),
-            on_change=_on_field,
-            args=("hardware.hbm_bandwidth_tb_s",),
-            help="The GPU memory's datasheet bandwidth (the hardware preset's unless changed).",
-        )
-    with sb.expander("Load a scenario YAML"):
-        st.file_uploader(
+    # lazy (built only while open): twelve hidden widgets cost every run, server and browser
+    # (NOTES-speed.md); sync_widget re-seeds them from the scenario when the panel opens
+    box = sb.expander("Overheads and efficiencies", key="x_overheads", on_change="rerun")
+    if box.open:
+        with box:
+            _overheads(s)
+    yaml_box = sb.expander("Load a scenario YAML", key="x_yaml", on_change="rerun")
+    if yaml_box.open:
+        yaml_box.file_uploader(
             "Scenario YAML",
             type=["yaml", "yml"],
             key=state.watch_widget("w_yaml"),
@@ -421,6 +280,155 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         baseline_section(s)
         report.sidebar_section(s, page)  # the report, the charts' format, print CSS
         st.divider()
+
+
+def _overheads(s: Scenario) -> None:
+    """The "Overheads and efficiencies" panel's widgets (drawn inside its expander)."""
+    own = [k for k in ENGINE_KNOBS if k not in s.from_engine()]
+    if own:
+        st.caption("Set here instead of the engine's: " + ", ".join(key_name(k) for k in own) + ".")
+        st.button(
+            "Use the engine's values",
+            key="w_engine_values",
+            on_click=state.apply_change,
+            args=([(k, "auto") for k in own],),
+        )
+    else:
+        st.caption("Every value below is the engine profile's; change one to override it.")
+    a, b = st.columns(2)
+    a.number_input(
+        "Launch τ [µs]",
+        min_value=floor(0.01, s.launch_us),
+        max_value=1000.0,
+        step=0.5,
+        format="%.4g",
+        key=_sync("w_launch_us", s.launch_us),
+        on_change=_on_field,
+        args=("launch_us",),
+        help=GLOSSARY["Launch cost τ"],
+    )
+    b.number_input(
+        "Host work [ms]",
+        min_value=0.0,
+        max_value=1000.0,
+        step=0.1,
+        format="%.2f",
+        key=_sync("w_host_ms", s.host_ms),
+        on_change=_on_field,
+        args=("host_ms",),
+        help="CPU work every step pays that CUDA graphs do not remove: scheduling, sampling, "
+        "synchronisation.",
+    )
+    a.number_input(
+        "Kernels / layer",
+        min_value=1,
+        max_value=1000,
+        step=1,
+        key=_sync("w_kernels_per_layer", s.kernels_per_layer),
+        on_change=_on_field,
+        args=("kernels_per_layer",),
+        help="GPU kernels one layer launches in an eager decode step.",
+    )
+    b.number_input(
+        "Kernels / step",
+        min_value=1,
+        max_value=1_000_000,
+        step=10,
+        value=None,
+        key=_sync("w_kernels", s.kernels),
+        on_change=_on_field,
+        args=("kernels",),
+        placeholder="auto",
+        help="Empty = layers × kernels per layer.",
+    )
+    a, b = st.columns(2)
+    a.number_input(
+        "Weights size [GB]",
+        min_value=floor(0.001, s.weights_gb),
+        max_value=1_000_000.0,
+        step=1.0,
+        format="%.3f",
+        value=None,
+        key=_sync("w_weights_gb", s.weights_gb),
+        on_change=_on_field,
+        args=("weights_gb",),
+        placeholder="auto",
+        help="Empty = params × bytes per param. Set it for checkpoints that keep some "
+        "tensors wider (AWQ keeps 16-bit embeddings). A dtype change keeps it.",
+    )
+    b.number_input(
+        "Capture s / graph",
+        min_value=0.0,
+        max_value=600.0,
+        step=0.05,
+        format="%.2f",
+        key=_sync("w_capture_s_per_graph", s.capture_s_per_graph),
+        on_change=_on_field,
+        args=("capture_s_per_graph",),
+        help="Start-up seconds to capture one CUDA graph (vLLM logs: 0.2–0.4 s).",
+    )
+    st.radio(
+        "Launch model",
+        LAUNCH_MODELS,
+        horizontal=True,
+        key=_sync("w_launch_model", s.launch_model),
+        on_change=_on_field,
+        args=("launch_model",),
+        help="additive: the CPU launches after the GPU finishes, T_gpu + N·τ + host (as the "
+        "source posts count). pipelined: the CPU runs ahead, max(T_gpu, N·τ) + host.",
+    )
+    st.slider(
+        "Bandwidth efficiency",
+        floor(0.05, s.bw_efficiency),
+        1.0,
+        step=0.01,
+        key=_sync("w_bw_efficiency", s.bw_efficiency),
+        on_change=_on_field,
+        args=("bw_efficiency",),
+        help="Share of the datasheet HBM bandwidth decode reads reach.",
+    )
+    st.slider(
+        "FLOPS efficiency (decode)",
+        floor(0.05, s.flops_efficiency),
+        1.0,
+        step=0.01,
+        key=_sync("w_flops_efficiency", s.flops_efficiency),
+        on_change=_on_field,
+        args=("flops_efficiency",),
+        help="Share of the datasheet peak FLOPS decode reaches.",
+    )
+    st.slider(
+        "FLOPS efficiency (prefill)",
+        floor(0.05, s.prefill_efficiency),
+        1.0,
+        step=0.01,
+        key=_sync("w_prefill_efficiency", s.prefill_efficiency),
+        on_change=_on_field,
+        args=("prefill_efficiency",),
+        help="Share of the datasheet peak FLOPS the prompt's prefill reaches.",
+    )
+    st.number_input(
+        "All-reduce latency [µs]",
+        min_value=0.0,
+        max_value=10000.0,
+        step=1.0,
+        format="%.3g",
+        key=_sync("w_allreduce_latency_us", s.allreduce_latency_us),
+        on_change=_on_field,
+        args=("allreduce_latency_us",),
+        help="Fixed cost of one tensor-parallel all-reduce (two per layer per step).",
+    )
+    st.number_input(
+        "HBM bandwidth [TB/s]",
+        min_value=floor(0.01, s.hardware.hbm_bandwidth_tb_s),
+        max_value=100.0,
+        step=0.05,
+        format="%.3f",
+        key=_sync("w_hardware.hbm_bandwidth_tb_s", s.hardware.hbm_bandwidth_tb_s),
+        on_change=_on_field,
+        args=("hardware.hbm_bandwidth_tb_s",),
+        help="The GPU memory's datasheet bandwidth (the hardware preset's unless changed).",
+    )
 
 
 def baseline_section(s: Scenario) -> None:
