@@ -65,6 +65,11 @@ def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):
     at = AppTest.from_file(str(ROOT / page), default_timeout=120)
     at.run()
     assert not at.exception
+    # the panel is built only while its popover is open
+    assert "**How far off can this be?**" not in [m.value for m in at.markdown]
+    at.session_state["p_accuracy"] = True
+    at.run()
+    assert not at.exception
     shown = [m.value for m in at.markdown]
     assert "**How far off can this be?**" in shown
     table = at.dataframe[-1].value if at.dataframe else None
@@ -89,6 +94,7 @@ def test_the_decode_figure_is_split_by_the_kind_of_run():
     for split in ("in_sample", "held_out"):
         assert sum(getattr(p, split).n for p in parts) == getattr(whole, split).n
     at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.session_state["p_accuracy"] = True
     at.run()
     frames = [df.value for df in at.dataframe if df.value is not None]
     assert any(set(accuracy.DECODE_FAMILIES) <= set(f.index) for f in frames)

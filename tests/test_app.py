@@ -513,7 +513,10 @@ def test_the_assumption_line_lists_the_scenarios_own_knobs_and_the_sources():
     line = _assumption(at)
     assert "datasheet upper bounds" in line and "100 % of HBM bandwidth" in line
     assert "set by this scenario instead" in line
-    # the sources, escaped plain text: no link, no markup survives
+    # the sources, escaped plain text: no link, no markup survives; built only while open
+    assert "bw\\_efficiency" not in " ".join(m.value for m in at.markdown)
+    at.session_state["p_sources"] = True
+    at.run()
     sources = " ".join(m.value for m in at.markdown)
     assert "bw\\_efficiency" in sources and "T\\_HBM \\= bytes" in sources
 

@@ -194,21 +194,31 @@ def assumption_line(s: Scenario, focus: str = "decode", lens: str | None = None)
         help=f"Sets the sidebar's Engine to {md_escape(engine_profiles()[target].name)}; the "
         "other settings stay as they are.",
     )
-    with row.popover(
+    # both panels are built only while open: the sources' markdown (60-odd lines with links)
+    # and the accuracy table were built, sent and re-rendered hidden on every change
+    sources = row.popover(
         "Sources",
         icon=":material/menu_book:",
         type="tertiary",
         help="Where each of the engine profile's numbers comes from.",
-    ):
-        engine_sources(s)
-    with row.popover(
+        key="p_sources",
+        on_change="rerun",
+    )
+    if sources.open:
+        with sources:
+            engine_sources(s)
+    far = row.popover(
         "How far off?",
         icon=":material/straighten:",
         type="tertiary",
         help="The defaults' error against published measurements of real servers, for the "
         "figures this page shows: in-sample and held out.",
-    ):
-        accuracy_panel(lens)
+        key="p_accuracy",
+        on_change="rerun",
+    )
+    if far.open:
+        with far:
+            accuracy_panel(lens)
 
 
 def accuracy_panel(lens: str | None = None, expanded_note: bool = False) -> None:
