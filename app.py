@@ -51,6 +51,12 @@ shown.metrics("scale_to_zero")
 st.page_link(
     "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
 )
-with st.expander("How far off can this be? The defaults against published measurements"):
-    accuracy_panel(expanded_note=True)
+box = st.expander(
+    "How far off can this be? The defaults against published measurements",
+    key="x_accuracy_home",
+    on_change="rerun",
+)
+if box.open:  # built only while open
+    with box:
+        accuracy_panel(expanded_note=True)
 glossary()

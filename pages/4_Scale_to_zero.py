@@ -53,5 +53,4 @@ if tabs[4].open:
     with tabs[4]:
         shown.downloads()
 
-with st.expander("Formulas and sources"):
-    economics_formulas()
+economics_formulas()  # its own expander, built only while open

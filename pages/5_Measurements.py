@@ -96,5 +96,7 @@ for label, tab in zip(labels, tabs, strict=True):
             shown.table("residuals")
             view.downloads(s, cal)
 
-with st.expander("How the fit works: formulas and references"):
-    view.formulas()
+box = st.expander("How the fit works: formulas and references", key="x_fit_how", on_change="rerun")
+if box.open:  # built only while open
+    with box:
+        view.formulas()

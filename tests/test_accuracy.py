@@ -79,6 +79,7 @@ def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):
 
 def test_the_landing_page_has_the_whole_panel():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.session_state["x_accuracy_home"] = True  # built only while open
     at.run()
     assert not at.exception
     frames = [df.value for df in at.dataframe if df.value is not None]

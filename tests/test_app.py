@@ -7,6 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from model.engines import normalise
+from model.overrides import resolve
 from model.presets import scenario_names
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -572,3 +573,26 @@ def test_a_numeric_setting_out_of_its_range_keeps_its_default(monkeypatch, value
 
     monkeypatch.setenv("WHATIF_SOME_SETTING", value)
     assert env_number("WHATIF_SOME_SETTING", 7, 0, 10) == got
+
+
+@pytest.mark.parametrize(
+    ("page", "key", "widget"),
+    [
+        (COLD, "x_cold_items", "w_process_init_s"),
+        ("pages/4_Scale_to_zero.py", "x_warm_floor", "w_warm_replicas"),
+        ("pages/7_Serving.py", "x_serving_more", "w_burstiness"),
+        ("pages/1_Roofline.py", "x_overheads", "w_launch_us"),
+    ],
+)
+def test_collapsed_panels_are_built_when_opened_and_keep_the_scenarios_values(page, key, widget):
+    at = open_page(page)
+    assert widget not in [w.key for w in at.number_input]
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    shown = {w.key: w.value for w in at.number_input}
+    assert widget in shown
+    field = widget.removeprefix("w_")
+    s, _ = resolve([])
+    if field in ("launch_us", "process_init_s"):
+        assert shown[widget] == getattr(s.effective(), field)

@@ -304,3 +304,13 @@ def test_a_shared_link_works_the_same_with_the_postgresql_store(request, monkeyp
     monkeypatch.setattr(datastore, "_cached", None)  # another replica: its own store object
     again = fresh(data=ids[0])
     assert metrics(again) == metrics(first) and not again.warning
+
+
+def test_how_the_fit_works_is_built_only_while_open():
+    at = fresh()
+    [b for b in at.button if b.key == "w_meas_ex_gptoss-h100x8-tpot"][0].click()
+    run(at)
+    assert not at.latex
+    at.session_state["x_fit_how"] = True
+    run(at)
+    assert at.latex

@@ -63,54 +63,64 @@ def cold_controls(s: Scenario) -> None:
         help=GLOSSARY["Sleep mode"] + " Either way the process, context, allocator and graphs "
         "stay alive.",
     )
-    with st.expander("Item seconds, bandwidth and compile timings"):
-        a, b, c2, d = st.columns(4)
-        for col, field, label in (
-            (a, "process_init_s", "1 process init [s]"),
-            (b, "cuda_context_s", "2 CUDA context [s]"),
-            (c2, "allocator_s", "3 allocator [s]"),
-        ):
-            col.number_input(
-                label,
-                min_value=0.0,
-                max_value=3600.0,
-                step=0.5,
-                key=_sync(f"w_{field}", getattr(s, field)),
+    box = st.expander(
+        "Item seconds, bandwidth and compile timings", key="x_cold_items", on_change="rerun"
+    )
+    if box.open:  # built only while open
+        with box:
+            a, b, c2, d = st.columns(4)
+            for col, field, label in (
+                (a, "process_init_s", "1 process init [s]"),
+                (b, "cuda_context_s", "2 CUDA context [s]"),
+                (c2, "allocator_s", "3 allocator [s]"),
+            ):
+                col.number_input(
+                    label,
+                    min_value=0.0,
+                    max_value=3600.0,
+                    step=0.5,
+                    key=_sync(f"w_{field}", getattr(s, field)),
+                    on_change=_on_field,
+                    args=(field,),
+                    help="Seconds this start-up item takes, 0–3600.",
+                )
+            d.number_input(
+                "H2D per GPU [GB/s]",
+                min_value=floor(0.01, s.hardware.h2d_gb_s),
+                max_value=10000.0,
+                step=1.0,
+                key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
                 on_change=_on_field,
-                args=(field,),
-                help="Seconds this start-up item takes, 0–3600.",
+                args=("hardware.h2d_gb_s",),
+                help="Host-to-device (H2D) copy bandwidth per GPU (PCIe Gen5 x16 ≈ 50).",
             )
-        d.number_input(
-            "H2D per GPU [GB/s]",
-            min_value=floor(0.01, s.hardware.h2d_gb_s),
-            max_value=10000.0,
-            step=1.0,
-            key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
-            on_change=_on_field,
-            args=("hardware.h2d_gb_s",),
-            help="Host-to-device (H2D) copy bandwidth per GPU (PCIe Gen5 x16 ≈ 50).",
-        )
-        tier = p.storage[s.storage]
-        engine = s.engine_defaults()  # compile times are the engine profile's
-        raw = s.raw  # empty (auto) unless the scenario sets them
-        for col, field, label, auto, whose in (
-            (a, "storage_gb_s", "Storage aggregate [GB/s]", tier.aggregate_gb_s, "tier's"),
-            (b, "stream_gb_s", "One stream [GB/s]", tier.per_stream_gb_s, "tier's"),
-            (c2, "compile_s", "Cold compile [s]", engine["compile_s"], "engine's"),
-            (d, "compile_cached_s", "Cached compile [s]", engine["compile_cached_s"], "engine's"),
-        ):
-            col.number_input(
-                label,
-                min_value=0.0 if "compile" in field else floor(0.01, getattr(raw, field)),
-                max_value=3600.0 if "compile" in field else 10000.0,
-                step=0.5,
-                value=None,
-                key=_sync(f"w_{field}", getattr(raw, field)),
-                on_change=_on_field,
-                args=(field,),
-                placeholder=f"auto ({auto:g})",
-                help=f"Empty = the {whose} {auto:g}.",
-            )
+            tier = p.storage[s.storage]
+            engine = s.engine_defaults()  # compile times are the engine profile's
+            raw = s.raw  # empty (auto) unless the scenario sets them
+            for col, field, label, auto, whose in (
+                (a, "storage_gb_s", "Storage aggregate [GB/s]", tier.aggregate_gb_s, "tier's"),
+                (b, "stream_gb_s", "One stream [GB/s]", tier.per_stream_gb_s, "tier's"),
+                (c2, "compile_s", "Cold compile [s]", engine["compile_s"], "engine's"),
+                (
+                    d,
+                    "compile_cached_s",
+                    "Cached compile [s]",
+                    engine["compile_cached_s"],
+                    "engine's",
+                ),
+            ):
+                col.number_input(
+                    label,
+                    min_value=0.0 if "compile" in field else floor(0.01, getattr(raw, field)),
+                    max_value=3600.0 if "compile" in field else 10000.0,
+                    step=0.5,
+                    value=None,
+                    key=_sync(f"w_{field}", getattr(raw, field)),
+                    on_change=_on_field,
+                    args=(field,),
+                    placeholder=f"auto ({auto:g})",
+                    help=f"Empty = the {whose} {auto:g}.",
+                )
     state.adopt_browser_values()
 
 

@@ -249,51 +249,55 @@ def controls(s: Scenario) -> None:
         format="%g",
         help="What one request that waits longer than the SLA costs.",
     )
-    with st.expander("Warm floor, pre-warm hours, sleep mode and price"):
-        d = st.columns(4)
-        field_widget(
-            d[0].number_input,
-            "Warm replicas",
-            "warm_replicas",
-            s.warm_replicas,
-            min_value=1,
-            max_value=1000,
-            step=1,
-            value=None,
-            placeholder="auto (what the peak needs)",
-            help="Replicas kept warm at all times (the warm floor); empty = what the peak hour needs.",
-        )
-        field_widget(
-            d[1].text_input,
-            "Pre-warm hours",
-            "prewarm_hours",
-            s.prewarm_hours,
-            help="Hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, 22-6 across "
-            "midnight, or none.",
-        )
-        field_widget(
-            d[2].number_input,
-            "Shared while asleep",
-            "shared_while_asleep",
-            s.shared_while_asleep,
-            min_value=0.0,
-            max_value=1.0,
-            step=0.1,
-            help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
-            "full).",
-        )
-        field_widget(
-            d[3].number_input,
-            "Price [USD/GPU-hour]",
-            "gpu_hour_usd",
-            s.raw.gpu_hour_usd,
-            min_value=0.0,
-            max_value=1000.0,
-            step=0.1,
-            value=None,
-            placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",
-            help="Price of one GPU-hour; empty = the hardware preset's indicative price.",
-        )
+    box = st.expander(
+        "Warm floor, pre-warm hours, sleep mode and price", key="x_warm_floor", on_change="rerun"
+    )
+    if box.open:  # built only while open
+        with box:
+            d = st.columns(4)
+            field_widget(
+                d[0].number_input,
+                "Warm replicas",
+                "warm_replicas",
+                s.warm_replicas,
+                min_value=1,
+                max_value=1000,
+                step=1,
+                value=None,
+                placeholder="auto (what the peak needs)",
+                help="Replicas kept warm at all times (the warm floor); empty = what the peak hour needs.",
+            )
+            field_widget(
+                d[1].text_input,
+                "Pre-warm hours",
+                "prewarm_hours",
+                s.prewarm_hours,
+                help="Hours kept warm by the pre-warm strategy: 8-18, 7-12,13-19, 22-6 across "
+                "midnight, or none.",
+            )
+            field_widget(
+                d[2].number_input,
+                "Shared while asleep",
+                "shared_while_asleep",
+                s.shared_while_asleep,
+                min_value=0.0,
+                max_value=1.0,
+                step=0.1,
+                help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
+                "full).",
+            )
+            field_widget(
+                d[3].number_input,
+                "Price [USD/GPU-hour]",
+                "gpu_hour_usd",
+                s.raw.gpu_hour_usd,
+                min_value=0.0,
+                max_value=1000.0,
+                step=0.1,
+                value=None,
+                placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",
+                help="Price of one GPU-hour; empty = the hardware preset's indicative price.",
+            )
     state.adopt_browser_values()
 
 

@@ -412,5 +412,12 @@ def _on_tab(key: str, first: str) -> None:
 
 def glossary() -> None:
     """The landing page's glossary: one line for each term the pages use."""
-    with st.expander("Terms used on these pages", icon=":material/menu_book:"):
-        st.markdown("\n".join(f"- **{term}**: {line}" for term, line in GLOSSARY.items()))
+    box = st.expander(
+        "Terms used on these pages",
+        icon=":material/menu_book:",
+        key="x_glossary",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            st.markdown("\n".join(f"- **{term}**: {line}" for term, line in GLOSSARY.items()))

@@ -90,65 +90,71 @@ def controls(s: Scenario) -> None:
         format="%g",
         help="Time-per-output-token objective.",
     )
-    with st.expander("Burstiness, random state, attainment and engine limits"):
-        d = st.columns(5)
-        field_widget(
-            d[0].number_input,
-            "Burstiness",
-            "burstiness",
-            s.burstiness,
-            min_value=0.001,
-            max_value=1000.0,
-            step=0.1,
-            format="%g",
-            help="Shape of the gamma inter-arrival times: 1 is Poisson, below 1 burstier, "
-            "above 1 more even (vllm bench serve --burstiness).",
-        )
-        field_widget(
-            d[1].number_input,
-            "Random state",
-            "seed",
-            s.seed,
-            min_value=0,
-            max_value=2**31 - 1,
-            step=1,
-            help="Picks the random draws of arrivals and lengths: the same value, the same run.",
-        )
-        field_widget(
-            d[2].number_input,
-            "SLO attainment",
-            "slo_attainment",
-            s.slo_attainment,
-            min_value=0.01,
-            max_value=1.0,
-            step=0.01,
-            format="%g",
-            help="Share of requests that must meet both objectives (0.99: the p99).",
-        )
-        field_widget(
-            d[3].number_input,
-            "max_num_seqs",
-            "max_num_seqs",
-            s.raw.max_num_seqs,
-            min_value=1,
-            max_value=100_000,
-            value=None,
-            step=1,
-            placeholder=f"auto ({eff.max_num_seqs:,})",
-            help="Sequences one engine step may run (vLLM --max-num-seqs); empty: the "
-            "engine's default for this GPU.",
-        )
-        field_widget(
-            d[4].number_input,
-            "Front-end [ms]",
-            "frontend_ms",
-            s.raw.frontend_ms,
-            min_value=0.0,
-            max_value=100000.0,
-            value=None,
-            step=1.0,
-            format="%g",
-            placeholder=f"auto ({eff.frontend_ms:g})",
-            help="Per-request time before the first schedule (HTTP, chat template, "
-            "tokenisation), in every TTFT; empty: the engine profile's.",
-        )
+    box = st.expander(
+        "Burstiness, random state, attainment and engine limits",
+        key="x_serving_more",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            d = st.columns(5)
+            field_widget(
+                d[0].number_input,
+                "Burstiness",
+                "burstiness",
+                s.burstiness,
+                min_value=0.001,
+                max_value=1000.0,
+                step=0.1,
+                format="%g",
+                help="Shape of the gamma inter-arrival times: 1 is Poisson, below 1 burstier, "
+                "above 1 more even (vllm bench serve --burstiness).",
+            )
+            field_widget(
+                d[1].number_input,
+                "Random state",
+                "seed",
+                s.seed,
+                min_value=0,
+                max_value=2**31 - 1,
+                step=1,
+                help="Picks the random draws of arrivals and lengths: the same value, the same run.",
+            )
+            field_widget(
+                d[2].number_input,
+                "SLO attainment",
+                "slo_attainment",
+                s.slo_attainment,
+                min_value=0.01,
+                max_value=1.0,
+                step=0.01,
+                format="%g",
+                help="Share of requests that must meet both objectives (0.99: the p99).",
+            )
+            field_widget(
+                d[3].number_input,
+                "max_num_seqs",
+                "max_num_seqs",
+                s.raw.max_num_seqs,
+                min_value=1,
+                max_value=100_000,
+                value=None,
+                step=1,
+                placeholder=f"auto ({eff.max_num_seqs:,})",
+                help="Sequences one engine step may run (vLLM --max-num-seqs); empty: the "
+                "engine's default for this GPU.",
+            )
+            field_widget(
+                d[4].number_input,
+                "Front-end [ms]",
+                "frontend_ms",
+                s.raw.frontend_ms,
+                min_value=0.0,
+                max_value=100000.0,
+                value=None,
+                step=1.0,
+                format="%g",
+                placeholder=f"auto ({eff.frontend_ms:g})",
+                help="Per-request time before the first schedule (HTTP, chat template, "
+                "tokenisation), in every TTFT; empty: the engine profile's.",
+            )
