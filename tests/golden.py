@@ -129,6 +129,16 @@ _MADE = re.compile(r'<p class="meta"><b>Made:</b>[^<]*</p>')
 _DROP = {"id", "deferredFileId", "formId", "fragmentId"}
 
 
+def _dropped(obj):
+    """``obj`` without the run- and checkout-dependent keys (_DROP) at any depth: a keyed
+    popover's or expander's id, nested in its proto, hashes the page's path."""
+    if isinstance(obj, dict):
+        return {k: _dropped(v) for k, v in obj.items() if k not in _DROP}
+    if isinstance(obj, list):
+        return [_dropped(v) for v in obj]
+    return obj
+
+
 def _report_text(text: str) -> str:
     return _MADE.sub("", text)
 
@@ -177,7 +187,7 @@ def _element(node) -> dict | None:
         raw = MessageToDict(proto)
     except Exception:  # noqa: BLE001 - a proto the converter cannot read: its text
         raw = {"text": str(proto)}
-    out = {k: v for k, v in raw.items() if k not in _DROP}
+    out = _dropped(raw)
     if kind == "plotly_chart":
         spec = json.loads(proto.spec) if proto.spec else {}
         config = json.loads(proto.config) if proto.config else {}
