@@ -159,60 +159,83 @@ def _wait_tail(lam, T, C, w, extra=0.0):
     return np.where(w < C, miss * (1.0 + lam * np.maximum(C - w, 0.0)), 0.0)
 
 
-def _p99_wait(lam_h, T, C, extra=0.0, day=None) -> float:
-    """The 99th percentile of the wait over a day's requests [s] (0 when under 1 % wait):
-    ``lam_h`` are the hourly rates whose requests may wait (a warm hour's are 0), ``day`` the
-    whole day's rates, every request counted in the percentile (default ``lam_h``)."""
-    lam_h = np.asarray(lam_h, float)
-    total = float(np.sum(lam_h if day is None else np.asarray(day, float))) * HOUR_S
-    if total <= 0 or C <= 0:
-        return 0.0
-    grid = np.linspace(0.0, C, 200)
-    tail = _wait_tail(lam_h[None, :], T, C, grid[:, None], extra).sum(axis=1) * HOUR_S
+def _p99_wait(lam_h, T, C, extra, day) -> np.ndarray:
+    """The 99th percentile of the wait over a day's requests [s] (0 when under 1 % wait), at
+    each of n sweep points: ``lam_h`` (·, 24) are the hourly rates whose requests may wait (a
+    warm hour's are 0), ``T`` and ``C`` (·,) the idle timeouts and cold starts, ``extra``
+    (·, 24) the hour boundaries' extra starts per second (each with one row, or one per
+    point), ``day`` (24,) the whole day's rates, every request counted in the percentile."""
+    total = float(np.sum(day)) * HOUR_S
+    # the waits tried, 0 … C in 199 steps (n, 200): np.linspace(0, C, 200) per point, written
+    # out so that a sweep's rows are the scalar call's to the last bit (linspace over an array
+    # that holds a 0 takes another rounding path)
+    grid = np.arange(200.0)[None, :] * (C / 199.0)[:, None]
+    grid[:, -1] = C
+    tail = (
+        _wait_tail(lam_h[:, None, :], T[:, None, None], C[:, None, None], grid[:, :, None],
+                   extra[:, None, :]).sum(axis=2)
+        * HOUR_S
+    )  # fmt: skip
     above = tail > 0.01 * total
-    return float(grid[above].max()) if above.any() else 0.0
+    p99 = np.where(above, grid, -np.inf).max(axis=1)
+    return np.where(above.any(axis=1) & (total > 0) & (C > 0), p99, 0.0)
 
 
 def _strategy_analytic(lam_h, extra_h, svc, s, C, T, warm_mask, asleep_billed) -> dict:
     """One strategy over 24 hourly rates: replicas beyond the first (``extra_h``) always up;
-    in ``warm_mask`` hours the first is up too, elsewhere it follows the Poisson model."""
-    miss, up, delayed = poisson_hour(lam_h, T, C)
+    in ``warm_mask`` hours the first is up too, elsewhere it follows the Poisson model.
+
+    ``C`` and ``T`` may be arrays of sweep points (n,): every figure is then an array (n,) and
+    there is no timeline; the formulas are the same (one call, not a loop over the points)."""
+    sweep = np.ndim(C) > 0 or np.ndim(T) > 0
+    Cv = np.atleast_1d(np.asarray(C, float))[:, None]  # (n or 1, 1)
+    Tv = np.atleast_1d(np.asarray(T, float))[:, None]
+    lam = np.asarray(lam_h, float)[None, :]  # (1, 24)
+    miss, up, delayed = poisson_hour(lam, Tv, Cv)
     # the hour boundary: the stationary model has the replica down with probability e^(−λT);
     # after a quieter hour it is down more often (e^(−λ_prev·T)), and the first request of the
     # hour pays the difference as extra starts (the 8 o'clock start after a quiet night)
-    lam_prev = np.roll(lam_h, 1)
-    down_prev = np.where(np.roll(warm_mask, 1), 0.0, np.exp(-lam_prev * T))
-    first = 1.0 - np.exp(-lam_h * HOUR_S)  # the hour has a request at all
-    extra = np.maximum(down_prev - np.exp(-lam_h * T), 0.0) * first / HOUR_S  # per second
+    lam_prev = np.roll(lam, 1, axis=1)
+    down_prev = np.where(np.roll(warm_mask, 1), 0.0, np.exp(-lam_prev * Tv))
+    first = 1.0 - np.exp(-lam * HOUR_S)  # the hour has a request at all
+    extra = np.maximum(down_prev - np.exp(-lam * Tv), 0.0) * first / HOUR_S  # per second
     miss = miss + extra
-    delayed = delayed + extra * (1.0 + lam_h * C)
-    up = np.minimum(1.0, up + extra * C)
+    delayed = delayed + extra * (1.0 + lam * Cv)
+    up = np.minimum(1.0, up + extra * Cv)
     miss = np.where(warm_mask, 0.0, miss)
     delayed = np.where(warm_mask, 0.0, delayed)
     up = np.where(warm_mask, 1.0, up)
     down = 1.0 - up
-    replica_hours = float(np.sum(up + extra_h)) + asleep_billed * float(np.sum(down))
-    cold = float(np.sum(miss)) * HOUR_S
-    lam_cold = np.where(warm_mask, 0.0, lam_h)
+    # every (·, 24) array has one row, or one per sweep point: they broadcast
+    replica_hours = np.sum(up + extra_h, axis=1) + asleep_billed * np.sum(down, axis=1)
+    cold = np.sum(miss, axis=1) * HOUR_S
+    lam_cold = np.where(warm_mask, 0.0, lam)
     extra = np.where(warm_mask, 0.0, extra)
-    misses = (
-        float(np.sum(_wait_tail(lam_cold, T, C, s.sla_s, extra))) * HOUR_S if C > s.sla_s else 0.0
+    misses = np.where(
+        Cv[:, 0] > s.sla_s,
+        np.sum(_wait_tail(lam_cold, Tv, Cv, s.sla_s, extra), axis=1) * HOUR_S,
+        0.0,
     )
+    p99 = _p99_wait(lam_cold, Tv[:, 0], Cv[:, 0], extra, day=lam_h)
+    worst = np.where(cold > 0, Cv[:, 0], 0.0)
+    if sweep:
+        return _figures(svc, s, replica_hours, cold, np.sum(delayed, axis=1) * HOUR_S, p99,
+                        worst, misses)  # fmt: skip
     return _figures(
         svc,
         s,
-        replica_hours,
-        cold,
-        float(np.sum(delayed)) * HOUR_S,
-        _p99_wait(lam_cold, T, C, extra, day=lam_h),  # over the whole day's requests
-        C if cold > 0 else 0.0,
-        misses,
+        float(replica_hours[0]),
+        float(cold[0]),
+        float(np.sum(delayed, axis=1)[0]) * HOUR_S,
+        float(p99[0]),  # over the whole day's requests
+        float(worst[0]),
+        float(misses[0]),
         timeline={
-            "up": up,
-            "down": down,
+            "up": up[0],
+            "down": down[0],
             "extra": extra_h,
-            "cold_starts": miss * HOUR_S,
-            "delayed": delayed * HOUR_S,
+            "cold_starts": miss[0] * HOUR_S,
+            "delayed": delayed[0] * HOUR_S,
         },
     )
 
@@ -254,12 +277,13 @@ def _need(lam_h, svc) -> np.ndarray:
     return np.where(lam_h > 0, np.ceil(lam_h / max(svc.capacity_per_s, 1e-12)), 0.0)
 
 
-def _strategies(s, svc, lam_h, C=None, only: str | None = None) -> dict:
+def _strategies(s, svc, lam_h, C=None, only: str | None = None, T=None) -> dict:
     """Every strategy (or ``only`` one) over 24 hourly rates; ``C`` replaces the scenario's cold
-    start in the strategies that pay it (a sweep point)."""
+    start in the strategies that pay it and ``T`` its idle timeout: a sweep point, or an array
+    of them (every figure is then an array, one call for the whole sweep)."""
     need = _need(lam_h, svc)
     extra = np.maximum(need - 1.0, 0.0)
-    T = s.idle_timeout_s
+    T = s.idle_timeout_s if T is None else T
     floor = s.warm_replicas or int(max(need.max(), 1))
     none = np.zeros(24, bool)
     mask = hours_mask(s.prewarm_hours)
@@ -651,17 +675,25 @@ def economics_lens(s: Scenario, trace=None) -> dict:
     # cost and SLA misses against the idle timeout
     sweep = {"idle_timeout_s": TIMEOUT_GRID_S}
     for k in ("scale_to_zero", "scale_to_zero_optimised", "sleep"):
-        figs = [_total_for(s, svc, trace, k, T=T) for T in TIMEOUT_GRID_S]
+        if trace is None:  # one vectorised call over the grid
+            figs = _strategies(s, svc, lam_h, only=k, T=TIMEOUT_GRID_S)[k]
+        else:  # a replay per point
+            each = [_total_for(s, svc, trace, k, T=T) for T in TIMEOUT_GRID_S]
+            figs = {f: [e[f] for e in each] for f in ("total_usd_per_day", "sla_misses_per_day")}
         sweep[k] = {
-            "total_usd_per_day": np.array([f["total_usd_per_day"] for f in figs]),
-            "sla_misses_per_day": np.array([f["sla_misses_per_day"] for f in figs]),
+            "total_usd_per_day": np.asarray(figs["total_usd_per_day"], float),
+            "sla_misses_per_day": np.asarray(figs["sla_misses_per_day"], float),
         }
     # break-even: scale-to-zero cost against the cold start
     top = max(2.0 * svc.cold_s, 120.0, (figures["break_even_cold_start_s"] or 0) * 1.5)
     grid = np.linspace(0.0, top, 31)
-    curve = np.array(
-        [_total_for(s, svc, trace, "scale_to_zero", C=C)["total_usd_per_day"] for C in grid]
-    )
+    if trace is None:
+        curve = _strategies(s, svc, lam_h, grid, only="scale_to_zero")["scale_to_zero"]
+        curve = np.asarray(curve["total_usd_per_day"], float)
+    else:
+        curve = np.array(
+            [_total_for(s, svc, trace, "scale_to_zero", C=C)["total_usd_per_day"] for C in grid]
+        )
     return {
         "figures": figures,
         "service": svc,

@@ -188,3 +188,36 @@ def test_a_bad_trace_is_one_line_and_status_2(tmp_path, capsys):
     assert main(["eval", "--trace", str(f), "--json"]) == 2
     err = capsys.readouterr().err
     assert "bad.csv" in err and len(err.strip().splitlines()) == 1
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    traffic=st.sampled_from(["steady", "business-hours", "bursts", "nightly-batch"]),
+    scale=st.floats(0.01, 50.0),
+    sla=st.floats(1.0, 600.0),
+    prewarm=st.sampled_from(["", "8-18", "22-6"]),
+)
+def test_a_sweep_in_one_call_is_the_sweep_point_by_point(traffic, scale, sla, prewarm):
+    # the Scale to zero page's idle-timeout and cold-start sweeps are one vectorised call each
+    # (developers' guide: a sweep is one call, not a Python loop); each point must be what the
+    # scalar call for that point gives, every strategy and every figure
+    from model.economics import TIMEOUT_GRID_S, profile_rates
+
+    s = scenario(traffic=traffic, rate_scale=scale, sla_s=sla, prewarm_hours=prewarm)
+    s = s.effective()
+    svc = service_of(s)
+    lam = profile_rates(s)
+    grid_c = np.linspace(0.0, 900.0, 7)
+    for only in ("warm", "scale_to_zero", "scale_to_zero_optimised", "prewarm", "sleep"):
+        by_t = _strategies(s, svc, lam, only=only, T=TIMEOUT_GRID_S)[only]
+        by_c = _strategies(s, svc, lam, grid_c, only=only)[only]
+        for i, T in enumerate(TIMEOUT_GRID_S):
+            one = _strategies(s, svc, lam, only=only, T=float(T))[only]
+            for key, value in one.items():
+                if key != "_timeline":
+                    assert np.broadcast_to(by_t[key], len(TIMEOUT_GRID_S))[i] == value, key
+        for i, C in enumerate(grid_c):
+            one = _strategies(s, svc, lam, float(C), only=only)[only]
+            for key, value in one.items():
+                if key != "_timeline":
+                    assert np.broadcast_to(by_c[key], len(grid_c))[i] == value, key
