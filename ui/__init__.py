@@ -5,9 +5,19 @@ Importing this package freezes what the process holds so far (``gc.freeze``). St
 process (about 130 000 here: 45–140 ms of CPU a run), and the run's last messages wait for it.
 The modules, Plotly's validators and pandas imported below never become garbage; frozen, the
 collection walks only what the runs allocate (2–5 ms). Measured in benchmarks/NOTES-speed.md.
+
+What a page imports on its first run (the model and ui modules, Streamlit's element modules,
+plotly's narwhals, pydantic's schemas: ~80 000 objects once every page has run) would be walked
+again by every later collection (30–60 ms a run). :func:`refreeze_after_imports`, called first
+thing in every run, freezes again whenever the process has imported modules since the last
+freeze: the previous run's ``gc.collect(2)`` has just taken its garbage, so what is frozen is
+live. It happens a handful of times per process (each new import), never on a run that imported
+nothing, so the permanent generation stays bounded; the one cost is that a reference cycle
+alive at one of those moments and dropped later is freed by nothing but reference counting.
 """
 
 import gc
+import sys
 
 import numpy  # noqa: F401 - imported before the freeze so that it covers them
 import pandas  # noqa: F401
@@ -15,3 +25,13 @@ import plotly.graph_objects  # noqa: F401
 import pyarrow  # noqa: F401
 
 gc.freeze()
+
+_modules_at_freeze = len(sys.modules)
+
+
+def refreeze_after_imports() -> None:
+    """Freeze again when modules were imported since the last freeze (see the module docstring)."""
+    global _modules_at_freeze
+    if len(sys.modules) != _modules_at_freeze:
+        gc.freeze()
+        _modules_at_freeze = len(sys.modules)

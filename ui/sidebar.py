@@ -15,7 +15,7 @@ from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import compare, export, report, state
+from ui import compare, export, refreeze_after_imports, report, state
 from ui.layout import GLOSSARY, key_name, md_escape
 from ui.settings import env_number
 from ui.text import modified_caption, scenario_label
@@ -538,6 +538,7 @@ def _open_linked_data() -> None:
 def page_scenario(page: str, defer: bool = False) -> Scenario:
     """Every page's first call: scenario from URL/session, warnings, and the sidebar (now, or
     at :func:`draw_sidebar` with ``defer``)."""
+    refreeze_after_imports()  # the last run's imports are live now: keep gc.collect off them
     scenario, errors = state.load_scenario(page)
     if page in PAGES_WITHOUT_TABS and state.open_tab() is not None:
         state.forget_tab()  # a tab on a page that has none: the link drops it
