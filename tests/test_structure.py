@@ -229,3 +229,29 @@ def test_model_is_pure():
         text = path.read_text(encoding="utf-8")
         for banned in ("import streamlit", "import plotly", "from streamlit", "from plotly"):
             assert banned not in text, f"{path.relative_to(ROOT)}: {banned}"
+
+
+def test_a_run_after_new_imports_freezes_them_and_a_run_without_freezes_nothing():
+    # ui.refreeze_after_imports (issue 22): what a page's first run imports is frozen at the
+    # next run's start, so Streamlit's post-run gc.collect(2) stops walking it; a run that
+    # imported nothing freezes nothing (the permanent generation stays bounded)
+    import gc
+    import sys
+    import types
+
+    import ui
+
+    ui.refreeze_after_imports()  # whatever earlier tests imported
+    frozen = gc.get_freeze_count()
+    ui.refreeze_after_imports()
+    assert gc.get_freeze_count() == frozen  # nothing imported since: nothing frozen
+    name = "_whatif_probe_module"
+    module = types.ModuleType(name)
+    module.payload = [[i] for i in range(1000)]  # 1,001 lists the collector would walk
+    sys.modules[name] = module
+    try:
+        ui.refreeze_after_imports()
+        assert gc.get_freeze_count() >= frozen + 1000
+        assert not any(o is module.payload for o in gc.get_objects())  # no longer walked
+    finally:
+        del sys.modules[name]
