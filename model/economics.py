@@ -608,12 +608,23 @@ def break_even(s: Scenario, svc: Service, trace, warm_total: float) -> float | N
 TIMEOUT_GRID_S = np.array([30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400], float)
 
 
-def _total_for(s, svc, trace, strategy: str, T: float | None = None, C: float | None = None):
-    """One strategy's figures with another idle timeout or cold start (a sweep point)."""
-    v = s if T is None else s.model_copy(update={"idle_timeout_s": float(T)})
+def _sweep(s, svc, trace, strategy: str, T=None, C=None) -> dict:
+    """One strategy's figures over an array of idle timeouts ``T`` or of cold starts ``C``: one
+    vectorised call for the traffic profile, a replay per point for a trace."""
     if trace is None:
-        return _strategies(v, svc, profile_rates(v), C, only=strategy)[strategy]
-    return replay_strategies(v, trace, svc, only=strategy, C=C)[strategy]
+        return _strategies(s, svc, profile_rates(s), C, only=strategy, T=T)[strategy]
+    points = [(float(t), None) for t in T] if T is not None else [(None, float(c)) for c in C]
+    each = [
+        replay_strategies(
+            s if t is None else s.model_copy(update={"idle_timeout_s": t}),
+            trace,
+            svc,
+            only=strategy,
+            C=c,
+        )[strategy]
+        for t, c in points
+    ]
+    return {f: [e[f] for e in each] for f in ("total_usd_per_day", "sla_misses_per_day")}
 
 
 def _coverage(begin, stop, edges) -> np.ndarray:
@@ -675,25 +686,14 @@ def economics_lens(s: Scenario, trace=None) -> dict:
     # cost and SLA misses against the idle timeout
     sweep = {"idle_timeout_s": TIMEOUT_GRID_S}
     for k in ("scale_to_zero", "scale_to_zero_optimised", "sleep"):
-        if trace is None:  # one vectorised call over the grid
-            figs = _strategies(s, svc, lam_h, only=k, T=TIMEOUT_GRID_S)[k]
-        else:  # a replay per point
-            each = [_total_for(s, svc, trace, k, T=T) for T in TIMEOUT_GRID_S]
-            figs = {f: [e[f] for e in each] for f in ("total_usd_per_day", "sla_misses_per_day")}
+        figs = _sweep(s, svc, trace, k, T=TIMEOUT_GRID_S)
         sweep[k] = {
-            "total_usd_per_day": np.asarray(figs["total_usd_per_day"], float),
-            "sla_misses_per_day": np.asarray(figs["sla_misses_per_day"], float),
+            f: np.asarray(figs[f], float) for f in ("total_usd_per_day", "sla_misses_per_day")
         }
     # break-even: scale-to-zero cost against the cold start
     top = max(2.0 * svc.cold_s, 120.0, (figures["break_even_cold_start_s"] or 0) * 1.5)
     grid = np.linspace(0.0, top, 31)
-    if trace is None:
-        curve = _strategies(s, svc, lam_h, grid, only="scale_to_zero")["scale_to_zero"]
-        curve = np.asarray(curve["total_usd_per_day"], float)
-    else:
-        curve = np.array(
-            [_total_for(s, svc, trace, "scale_to_zero", C=C)["total_usd_per_day"] for C in grid]
-        )
+    curve = np.asarray(_sweep(s, svc, trace, "scale_to_zero", C=grid)["total_usd_per_day"], float)
     return {
         "figures": figures,
         "service": svc,
