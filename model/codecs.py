@@ -14,7 +14,7 @@ import yaml
 
 from model import safeyaml
 from model.errors import ScenarioError
-from model.overrides import built_in_defaults, named_scenario, resolve
+from model.overrides import resolve, shared_base
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 
@@ -87,7 +87,9 @@ def _spec_diff(kind: str, spec: dict, base_spec: dict, presets: dict) -> list[tu
 
 
 def _base_of(s: Scenario) -> Scenario:
-    return named_scenario(s.scenario) if s.scenario else built_in_defaults()
+    """The scenario ``s`` is written against (its named base, or the built-in defaults): the
+    shared cached instance, read only."""
+    return shared_base(s.scenario or None)
 
 
 def to_params(s: Scenario) -> list[tuple[str, str]]:

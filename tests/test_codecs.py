@@ -172,3 +172,51 @@ def test_yaml_upload_keeps_good_keys_beside_bad_ones():
     )
     assert scenario.weights_dtype == "int4" and scenario.batch == 1
     assert [e.key for e in errors] == ["batch"]
+
+
+# --- resolve's trial copy and the shared base (issue 22: the copies were most of its time) ---
+
+_TRIAL_KEYS = [
+    "batch",
+    "capture_sizes",
+    "hardware.name",
+    "hardware.peak_tflops.bf16",
+    "hardware.peak_tflops.fp4",
+    "hardware.sources.hbm",
+    "model.layers",
+    "model.sources.params",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    base=st.sampled_from([None, "seed-3b-4090", "mixtral-fp8-2xh100"]),
+    key=st.sampled_from(_TRIAL_KEYS),
+    value=st.one_of(st.integers(1, 999), st.text(max_size=8), st.just("none")),
+)
+def test_a_trial_change_never_reaches_the_state_it_was_copied_from(base, key, value):
+    import copy
+
+    from model import overrides
+
+    state = overrides.shared_base(base).model_dump()
+    before = copy.deepcopy(state)
+    trial = overrides._trial_copy(state, key)  # noqa: SLF001
+    try:
+        overrides._set(trial, key, value)  # noqa: SLF001
+    except ScenarioError:
+        pass
+    assert state == before
+
+
+def test_the_shared_base_is_not_changed_by_resolving_or_writing_links():
+    from model import overrides
+
+    before = [overrides.shared_base(n).model_dump() for n in (None, "seed-3b-4090")]
+    s, _ = resolve(
+        [("scenario", "seed-3b-4090"), ("hardware.peak_tflops.bf16", 1), ("model.layers", 3)],
+        strict=False,
+    )
+    codecs.to_params(s)
+    resolve([("hardware.sources.x", "y"), ("batch", 7)], strict=False)
+    assert [overrides.shared_base(n).model_dump() for n in (None, "seed-3b-4090")] == before
