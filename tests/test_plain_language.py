@@ -191,7 +191,7 @@ def test_measurements_with_an_example_loaded_speak_plainly(example_id):
     at = run("pages/5_Measurements.py")
     [b for b in at.button if b.key == f"w_meas_ex_{example_id}"][0].click()
     at.run()
-    shown = {t.label for t in at.tabs}
+    shown = set([bg for bg in at.get("button_group") if bg.key == "t_measure"][0].options)
     for tab in MEASUREMENT_TABS:
         if tab not in shown:
             continue

@@ -390,19 +390,59 @@ def _csv(frame: pd.DataFrame, comment: str | None = None) -> str:
     return export.csv_text(frame, comment)
 
 
-def lazy_tabs(labels: list[str], key: str):
-    """Tabs whose content is built only while open (an ``on_change`` callback): a page runs,
-    sends and redraws one tab's charts per widget change instead of all of them. The open tab
-    is in the link (``tab=<label>``, none for the first tab): a link opens on the tab its author
-    had open, and a link naming a tab this page does not have opens the first one."""
+class LazyTab:
+    """One view of :func:`lazy_tabs`: ``open`` says whether it is the one shown this run;
+    ``with tab:`` writes into it (only the open one has a place on the page)."""
+
+    def __init__(self, label: str, container=None):
+        self.label = label
+        self.open = container is not None
+        self._container = container
+
+    def __enter__(self):
+        if self._container is None:
+            raise RuntimeError(f"the view {self.label!r} is not open this run: check .open first")
+        return self._container.__enter__()
+
+    def __exit__(self, *exc):
+        return self._container.__exit__(*exc)
+
+
+def lazy_tabs(labels: list[str], key: str) -> list[LazyTab]:
+    """Views of a page, one shown at a time and built only while shown: a page runs, sends and
+    redraws one view's charts per widget change instead of all of them. The open view is in
+    the link (``tab=<label>``, none for the first): a link opens on the view its author had
+    open, and a link naming a view this page does not have opens the first one.
+
+    The picker is a segmented control, not ``st.tabs``: Streamlit's tab panel (react-aria's
+    ``TabPanel``) walks its whole panel's DOM for a focusable element after every render and
+    on every mutation inside it (``useHasTabbableChild``; 22,000-29,000 nodes visited per
+    change on Launch overhead, through the Plotly charts' SVG), which delayed the headline
+    metrics by 15-40 ms a change in Chromium (benchmarks/NOTES-speed.md, "Tabs without the
+    tab panel's walk"). The segmented control does not."""
     wanted = state.open_tab(arrival=True)
     default = wanted if wanted in labels else None
     if wanted is not None and default is None:
-        # not one of this page's tabs (a hand-edited link): the link drops it, and the run
-        # starts again so the sidebar's share link, drawn before the tabs, says so too
+        # not one of this page's views (a hand-edited link): the link drops it, and the run
+        # starts again so the sidebar's share link, drawn before the views, says so too
         state.forget_tab()
         st.rerun()
-    return st.tabs(labels, key=key, default=default, on_change=_on_tab, args=(key, labels[0]))
+    if st.session_state.get(key) not in labels:  # first run on the page, or a view gone
+        st.session_state[key] = default or labels[0]
+    shown = st.segmented_control(
+        "View",
+        labels,
+        key=key,
+        required=True,
+        on_change=_on_tab,
+        args=(key, labels[0]),
+        label_visibility="collapsed",
+        width="stretch",
+    )
+    if shown not in labels:  # required=True keeps one selected; belt and braces
+        shown = labels[0]
+    place = st.container()
+    return [LazyTab(label, place if label == shown else None) for label in labels]
 
 
 def _on_tab(key: str, first: str) -> None:

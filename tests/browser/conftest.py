@@ -299,3 +299,21 @@ def share_link(page) -> tuple[str, list[tuple[str, str]]]:
     text = page.locator('[data-testid="stSidebar"] [data-testid="stCode"]').first.inner_text()
     parts = urlsplit(text.strip())
     return parts.path, parse_qsl(parts.query, keep_blank_values=True)
+
+
+def view(page_or_locator, label: str):
+    """The picker button of a page's view ``label`` (``ui.layout.lazy_tabs``: a segmented
+    control labelled "View", each view a radio button)."""
+    group = page_or_locator.get_by_role("radiogroup", name="View")
+    return group.get_by_role("radio", name=label, exact=True)
+
+
+def open_view(page_or_locator, label: str) -> None:
+    """Open the page's view ``label``."""
+    view(page_or_locator, label).click()
+
+
+def view_open(page) -> str:
+    """The label of the view the page shows."""
+    group = page.get_by_role("radiogroup", name="View")
+    return group.locator('[role="radio"][aria-checked="true"]').first.inner_text()

@@ -19,6 +19,7 @@ from .conftest import (
     assert_no_exception,
     cli_section,
     open_page,
+    open_view,
     require_chromium,
     share_link,
     wait_idle,
@@ -46,7 +47,7 @@ def test_share_link_matches_the_cli(page, app_url):
         ("Sleep and warm replica", 1, None),
         ("Capture sizes", 0, "Loaders and storage tiers"),
     ):
-        page.get_by_role("tab", name=tab).click()
+        open_view(page, tab)
         if charts_in_tab:
             charts.nth(charts_in_tab - 1).wait_for(state="visible", timeout=WAIT_MS)
         else:

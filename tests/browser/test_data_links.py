@@ -19,6 +19,7 @@ from .conftest import (
     assert_no_exception,
     browser_page,
     metrics,
+    open_view,
     require_chromium,
     share_link,
     wait_idle,
@@ -53,7 +54,7 @@ def _upload(page, name: str, data: bytes) -> None:
 
 def _decode_tab_chart(page) -> None:
     main = page.locator('[data-testid="stMain"]')
-    main.get_by_role("tab", name="Decode steps").click()
+    open_view(main, "Decode steps")
     main.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=WAIT_MS)
     wait_idle(page)
 

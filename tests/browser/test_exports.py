@@ -10,7 +10,7 @@ import re
 import struct
 from pathlib import Path
 
-from .conftest import WAIT_MS, assert_no_exception, metrics, require_chromium, wait_idle
+from .conftest import WAIT_MS, assert_no_exception, metrics, open_view, require_chromium, wait_idle
 
 require_chromium()
 
@@ -150,7 +150,7 @@ def test_chart_downloads_are_named_sized_and_not_clipped(page, app_url):
 def csv_download(page, url: str) -> tuple[str, str]:
     page.goto(url, wait_until="domcontentloaded")
     metrics(page)
-    page.get_by_role("tab", name="Breakdown and downloads").click()
+    open_view(page, "Breakdown and downloads")
     button = page.get_by_role("button", name="Figures (CSV)")
     button.wait_for(state="visible", timeout=WAIT_MS)
     with page.expect_download(timeout=WAIT_MS) as info:

@@ -19,6 +19,7 @@ from .conftest import (
     cli_section,
     metrics,
     open_page,
+    open_view,
     require_chromium,
     share_link,
     wait_idle,
@@ -41,11 +42,11 @@ def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     charts.nth(2).wait_for(state="visible", timeout=WAIT_MS)
     assert charts.count() == 3
     for tab, charts_in_tab in (("Quantised models gain more", 1), ("Capture buckets", 1)):
-        page.get_by_role("tab", name=tab).click()
+        open_view(page, tab)
         charts.first.wait_for(state="visible", timeout=WAIT_MS)
         wait_idle(page)
         assert charts.count() == charts_in_tab, tab
-    page.get_by_role("tab", name="The ten knobs").click()
+    open_view(page, "The ten knobs")
     page.get_by_text("remove --enforce-eager").wait_for(timeout=WAIT_MS)
     path, pairs = share_link(page)
     assert path.endswith("/Launch_overhead")
@@ -72,7 +73,7 @@ def test_link_with_overrides_matches_the_cli(page, app_url):
 def test_bucket_editor_in_the_browser(page, app_url):
     values = open_page(page, f"{app_url}/Launch_overhead?batch=33")
     assert values["Padded batch"] == "40"  # vLLM's sizes: 32, 40, …
-    page.get_by_role("tab", name="Capture buckets").click()
+    open_view(page, "Capture buckets")
     box = page.locator("textarea[aria-label^='Capture sizes']")
     box.fill("1, 2, 4, 8, 16, 32, 64")
     box.press("Control+Enter")

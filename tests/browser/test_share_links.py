@@ -17,7 +17,10 @@ from .conftest import (
     assert_no_exception,
     cli_section,
     open_page,
+    open_view,
     require_chromium,
+    view,
+    view_open,
     wait_idle,
     wait_metrics,
 )
@@ -131,14 +134,14 @@ def test_oversized_query_string_warns_and_the_page_still_renders(page, app_url):
 
 
 def tab_open(page) -> str:
-    return page.locator('[role="tab"][aria-selected="true"]').first.inner_text()
+    return view_open(page)
 
 
 def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(page, app_url):
     open_page(page, f"{app_url}/Roofline?scenario={SEED}")
     assert tab_open(page) == "Roofline and step time"
     assert "tab=" not in sidebar_share_link(page)  # the first tab: the link stays as it was
-    page.get_by_role("tab", name="HBM per GPU").click()
+    open_view(page, "HBM per GPU")
     wait_url(page, r"[?&]tab=HBM(\+|%20)per(\+|%20)GPU(&|$)")
     deadline = time.monotonic() + WAIT_MS / 1000
     while "tab=HBM%20per%20GPU" not in sidebar_share_link(page) and time.monotonic() < deadline:
@@ -152,13 +155,13 @@ def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(pa
     page.locator(".gtitle", has_text="HBM per GPU").first.wait_for(timeout=WAIT_MS)
     # moving to another page opens its first tab, and its link names none
     page.locator(".st-key-whatif_nav").get_by_role("link", name="Cold start").click()
-    page.get_by_role("tab", name="Five items, optimised").wait_for(timeout=WAIT_MS)
+    view(page, "Five items, optimised").wait_for(timeout=WAIT_MS)
     wait_idle(page)
     assert tab_open(page) == "Five items, optimised"
     assert "tab=" not in sidebar_share_link(page)
     # the first tab again: the link drops the key
     open_page(page, link)
-    page.get_by_role("tab", name="Roofline and step time").click()
+    open_view(page, "Roofline and step time")
     wait_url(page, r"/Roofline\?(?!.*tab=)")
     # a tab this page does not have opens the first one, and leaves the link
     open_page(page, f"{app_url}/Roofline?scenario={SEED}&tab=Strategies")
