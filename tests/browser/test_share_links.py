@@ -195,3 +195,28 @@ def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widge
     scenario = top(sidebar.get_by_text("Scenario", exact=True))
     assert share < pin < report < scenario
     assert report < 1000, "the report button is on the first screen (1400 × 1000)"
+
+
+def test_the_views_are_a_labelled_picker_that_the_keyboard_operates(page, app_url):
+    """A page's views (``ui.layout.lazy_tabs``) are one radio group named "View", every label in
+    order, one checked; the arrow keys move between the views and Space opens one, and the link
+    carries it."""
+    open_page(page, f"{app_url}/Cold_start?scenario={SEED}")
+    group = page.get_by_role("radiogroup", name="View")
+    labels = [r.inner_text() for r in group.get_by_role("radio").all()]
+    assert labels == [
+        "Five items, optimised",
+        "Columns and savings",
+        "Item 4: storage to HBM",
+        "Sleep and warm replica",
+        "Capture sizes",
+        "Breakdown and downloads",
+    ]
+    assert view_open(page) == "Five items, optimised"
+    view(page, "Five items, optimised").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Space")
+    wait_url(page, r"[?&]tab=Columns(\+|%20)and(\+|%20)savings(&|$)")
+    page.get_by_text("Each optimisation alone").first.wait_for(timeout=WAIT_MS)
+    assert view_open(page) == "Columns and savings"
+    assert_no_exception(page)
