@@ -317,13 +317,19 @@ def cases():
             )
 
 
+def view_labels(at, key: str) -> list[str]:
+    """The labels of the page's views (``ui.layout.lazy_tabs``, session key ``key``) in an
+    AppTest run."""
+    return [bg for bg in at.get("button_group") if bg.key == key][0].options
+
+
 def _measure_tabs(example: str) -> list[str]:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / MEASUREMENTS), default_timeout=120)
     at.query_params["data"] = example
     at.run()
-    return [bg for bg in at.get("button_group") if bg.key == "t_measure"][0].options
+    return view_labels(at, "t_measure")
 
 
 def record(dump: Path | None = None) -> dict:

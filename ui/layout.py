@@ -416,10 +416,11 @@ def lazy_tabs(labels: list[str], key: str) -> list[LazyTab]:
 
     The picker is a segmented control, not ``st.tabs``: Streamlit's tab panel (react-aria's
     ``TabPanel``) walks its whole panel's DOM for a focusable element after every render and
-    on every mutation inside it (``useHasTabbableChild``; 22,000-29,000 nodes visited per
-    change on Launch overhead, through the Plotly charts' SVG), which delayed the headline
-    metrics by 15-40 ms a change in Chromium (benchmarks/NOTES-speed.md, "Tabs without the
-    tab panel's walk"). The segmented control does not."""
+    on every mutation inside it (``useHasTabbableChild``: 33-43 walks, up to 18,000 nodes and
+    8-24 ms a change through the Plotly charts' SVG, ``benchmarks/dom_walks.py``), around the
+    headline metrics' render (benchmarks/NOTES-speed.md, "Where the headline waits in the
+    browser"). The segmented control does not. ``required=True`` and the value seeded here
+    keep one view selected."""
     wanted = state.open_tab(arrival=True)
     default = wanted if wanted in labels else None
     if wanted is not None and default is None:
@@ -439,8 +440,6 @@ def lazy_tabs(labels: list[str], key: str) -> list[LazyTab]:
         label_visibility="collapsed",
         width="stretch",
     )
-    if shown not in labels:  # required=True keeps one selected; belt and braces
-        shown = labels[0]
     place = st.container()
     return [LazyTab(label, place if label == shown else None) for label in labels]
 

@@ -159,8 +159,8 @@ def set_trace_link(trace_id: str | None) -> None:
 
 def open_tab(arrival: bool = False) -> str | None:
     """The label of the tab the link opens on this page, or None (the first tab); with
-    ``arrival``, the tab the page opened on (the tabs' default, fixed while the session stays
-    on the page, so the widget keeps its identity when the user picks another tab)."""
+    ``arrival``, the tab the page opened on (what :func:`ui.layout.lazy_tabs` opens first; fixed
+    while the session stays on the page)."""
     held = st.session_state.get(TAB_DEFAULT if arrival else TAB)
     if held is None or held[0] != st.session_state.get(PAGE):
         return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 
+from tests import golden
 from ui.text import step_ms
 
 from .conftest import (
@@ -133,13 +134,9 @@ def test_oversized_query_string_warns_and_the_page_still_renders(page, app_url):
     assert_no_exception(page)
 
 
-def tab_open(page) -> str:
-    return view_open(page)
-
-
 def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(page, app_url):
     open_page(page, f"{app_url}/Roofline?scenario={SEED}")
-    assert tab_open(page) == "Roofline and step time"
+    assert view_open(page) == "Roofline and step time"
     assert "tab=" not in sidebar_share_link(page)  # the first tab: the link stays as it was
     open_view(page, "HBM per GPU")
     wait_url(page, r"[?&]tab=HBM(\+|%20)per(\+|%20)GPU(&|$)")
@@ -151,13 +148,13 @@ def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(pa
 
     # a fresh session from the link opens that tab, with its chart
     open_page(page, link)
-    assert tab_open(page) == "HBM per GPU"
+    assert view_open(page) == "HBM per GPU"
     page.locator(".gtitle", has_text="HBM per GPU").first.wait_for(timeout=WAIT_MS)
     # moving to another page opens its first tab, and its link names none
     page.locator(".st-key-whatif_nav").get_by_role("link", name="Cold start").click()
     view(page, "Five items, optimised").wait_for(timeout=WAIT_MS)
     wait_idle(page)
-    assert tab_open(page) == "Five items, optimised"
+    assert view_open(page) == "Five items, optimised"
     assert "tab=" not in sidebar_share_link(page)
     # the first tab again: the link drops the key
     open_page(page, link)
@@ -165,7 +162,7 @@ def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(pa
     wait_url(page, r"/Roofline\?(?!.*tab=)")
     # a tab this page does not have opens the first one, and leaves the link
     open_page(page, f"{app_url}/Roofline?scenario={SEED}&tab=Strategies")
-    assert tab_open(page) == "Roofline and step time"
+    assert view_open(page) == "Roofline and step time"
     assert "tab=" not in sidebar_share_link(page)
     assert_no_exception(page)
 
@@ -204,14 +201,7 @@ def test_the_views_are_a_labelled_picker_that_the_keyboard_operates(page, app_ur
     open_page(page, f"{app_url}/Cold_start?scenario={SEED}")
     group = page.get_by_role("radiogroup", name="View")
     labels = [r.inner_text() for r in group.get_by_role("radio").all()]
-    assert labels == [
-        "Five items, optimised",
-        "Columns and savings",
-        "Item 4: storage to HBM",
-        "Sleep and warm replica",
-        "Capture sizes",
-        "Breakdown and downloads",
-    ]
+    assert labels == golden.PAGES["pages/3_Cold_start.py"][1]
     assert view_open(page) == "Five items, optimised"
     view(page, "Five items, optimised").focus()
     page.keyboard.press("ArrowRight")
