@@ -175,7 +175,9 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 
     w_bytes = weights_read_bytes(s, b)
     kv_tok = memory.kv_bytes_per_token(s)
-    kv_bytes = b * s.context_tokens * kv_tok
+    # sliding-window layers read at most their window of the context (memory.attended_tokens)
+    attended = memory.attended_tokens(s, s.context_tokens)
+    kv_bytes = b * attended * kv_tok
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
     # mixture-of-experts engines read expert weights through grouped / fused-MoE kernels that
     # reach a lower share of the bandwidth, and pay routing work per MoE layer (engine profile)
@@ -193,9 +195,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         else 0.0
     )
 
-    flops = roofline.step_flops(
-        padded, matmul_params(s), m.layers, m.heads, m.head_dim, s.context_tokens
-    )
+    flops = roofline.step_flops(padded, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
     flops_per_gpu = flops / s.gpus
 
     t_mem = roofline.memory_time(bytes_per_gpu - expert_bytes, bw, s.bw_efficiency)

@@ -32,6 +32,27 @@ def kv_bytes_per_token(s: Scenario) -> float:
     return float(roofline.kv_bytes_per_token(m.layers, m.kv_heads, m.head_dim, kv_b))
 
 
+def attended_tokens(s: Scenario, context_tokens) -> np.ndarray:
+    """KV tokens a new token of a sequence at ``context_tokens`` attends to, averaged over the
+    scenario's model's layers (:func:`roofline.attended_tokens`): the whole context, less what
+    sliding-window layers skip. Times :func:`kv_bytes_per_token` it is the KV a decode step
+    reads per sequence. The cache itself still holds every layer's KV for the whole context
+    (vLLM reports its KV capacity that way), so capacity figures use the context as it is."""
+    m = s.model
+    return roofline.attended_tokens(
+        context_tokens, m.sliding_window, m.sliding_window_layers, m.layers
+    )
+
+
+def causal_attended(s: Scenario, tokens, start) -> np.ndarray:
+    """Σ over a prefill chunk's tokens of the KV tokens each attends to, for the scenario's
+    model (:func:`roofline.causal_attended`)."""
+    m = s.model
+    return roofline.causal_attended(
+        tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
+    )
+
+
 def kv_shards_of(s: Scenario) -> int:
     """GPUs the scenario's KV cache is split over (an MLA latent is replicated on every rank)."""
     return 1 if s.model.kv_lora_rank else kv_shards(s.gpus, s.model.kv_heads)

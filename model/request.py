@@ -24,7 +24,7 @@ def chunk_sizes(prompt_tokens: int, chunk: int) -> np.ndarray:
     return sizes
 
 
-def prefill_flops(tokens, start, active_params, layers, heads, head_dim):
+def prefill_flops(tokens, start, active_params, layers, heads, head_dim, attended=None):
     """FLOPs of prefilling ``tokens`` prompt tokens that follow ``start`` earlier ones [FLOP].
 
     ``2 × active × t`` for the weight GEMMs plus causal attention: token i attends to
@@ -39,6 +39,9 @@ def prefill_flops(tokens, start, active_params, layers, heads, head_dim):
         Active parameters per token. [count]
     layers, heads, head_dim : int
         From the model's config. [count]
+    attended : numeric, optional
+        Σ over the chunk's tokens of the tokens each attends to, when sliding-window layers
+        see less than the causal context (:func:`model.memory.causal_attended`). [tokens]
 
     References
     ----------
@@ -47,8 +50,9 @@ def prefill_flops(tokens, start, active_params, layers, heads, head_dim):
     .. [2] SPEC 4.0: prefill FLOPs = 2 × active params × prompt tokens plus attention.
     """
     t = np.asarray(tokens, dtype=float)
-    ctx = np.asarray(start, dtype=float) + (t + 1.0) / 2.0
-    return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * t * ctx
+    if attended is None:
+        attended = t * (np.asarray(start, dtype=float) + (t + 1.0) / 2.0)
+    return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * np.asarray(attended, float)
 
 
 def request_figures(s: Scenario) -> dict:
@@ -76,9 +80,18 @@ def request_figures(s: Scenario) -> dict:
 
     w_bytes = weights_read_bytes(s, sizes)
     kv_tok = memory.kv_bytes_per_token(s)
-    kv_bytes = (starts + sizes) * kv_tok  # earlier chunks' KV read, this chunk's written
+    # earlier chunks' KV read (at most the window on sliding-window layers), this chunk's written
+    kv_bytes = memory.attended_tokens(s, starts + sizes) * kv_tok
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
-    flops = prefill_flops(sizes, starts, matmul_params(s), m.layers, m.heads, m.head_dim)
+    flops = prefill_flops(
+        sizes,
+        starts,
+        matmul_params(s),
+        m.layers,
+        m.heads,
+        m.head_dim,
+        memory.causal_attended(s, sizes, starts),
+    )
 
     t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)

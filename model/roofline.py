@@ -142,6 +142,59 @@ def kv_bytes_per_token(layers, kv_heads, head_dim, kv_bytes):
     return 2.0 * layers * kv_heads * head_dim * kv_bytes
 
 
+def attended_tokens(context_tokens, window, window_layers, layers):
+    """KV tokens one new token attends to, averaged over the layers [tokens]:
+    ``(1 − f) × ctx + f × min(ctx, window)`` with ``f = window_layers / layers``.
+
+    A sliding-window layer attends to (and reads the KV of) at most the last ``window``
+    tokens; the other layers to the whole context. ``ctx`` for a model without a window
+    (``window`` or ``window_layers`` None or 0). Multiplied by the KV bytes per token of all
+    layers it gives the KV a decode step reads per sequence; by ``4 × layers × heads ×
+    head_dim`` the attention FLOPs.
+
+    References
+    ----------
+    .. [1] Beltagy et al., "Longformer" (2020), section 3.1: a sliding window of w costs
+       O(n × w) instead of O(n²); Jiang et al., "Mistral 7B" (2023), section 2: each layer
+       attends to the previous W tokens.
+    .. [2] https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json - sliding_window
+       128, layer_types alternating sliding_attention / full_attention;
+       https://huggingface.co/google/gemma-3-4b-it/blob/main/config.json - sliding_window
+       1024, sliding_window_pattern 6 (5 local layers to 1 global).
+    """
+    c = np.asarray(context_tokens, dtype=float)
+    if not window or not window_layers:
+        return c
+    f = float(window_layers) / float(layers)
+    return (1.0 - f) * c + f * np.minimum(c, float(window))
+
+
+def causal_attended(tokens, start, window, window_layers, layers):
+    """Σ over a prefill chunk's tokens of the KV tokens each attends to, averaged over the
+    layers [tokens]: token ``i`` (1-based) of a chunk after ``start`` sees ``start + i``
+    tokens on a full layer, at most ``window`` on a sliding-window layer.
+
+    Full layers give ``t × (start + (t + 1) / 2)`` (:func:`model.request.prefill_flops`);
+    a window layer ``S(start + t) − S(start)`` with ``S(n) = Σ_{p=1..n} min(p, w)``.
+
+    References
+    ----------
+    .. [1] As :func:`attended_tokens`; causal masking as in Kaplan et al. (2020), table 1.
+    """
+    t = np.asarray(tokens, dtype=float)
+    a = np.asarray(start, dtype=float)
+    full = t * (a + (t + 1.0) / 2.0)
+    if not window or not window_layers:
+        return full
+    w = float(window)
+
+    def s(n):
+        return np.where(n <= w, n * (n + 1.0) / 2.0, w * (w + 1.0) / 2.0 + (n - w) * w)
+
+    f = float(window_layers) / float(layers)
+    return (1.0 - f) * full + f * (s(a + t) - s(a))
+
+
 def step_flops(batch, active_params, layers, heads, head_dim, context_tokens):
     """FLOPs of one decode step: ``2 × active_params × B + 4 × layers × heads × head_dim × ctx × B``.
 

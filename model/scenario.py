@@ -140,10 +140,33 @@ class ModelSpec(BaseModel):
     qk_rope_head_dim: int | None = Field(
         None, ge=0, le=100000, description="multi-head latent attention: the rope key's width"
     )
+    sliding_window: int | None = Field(
+        None,
+        ge=1,
+        le=100_000_000,
+        description="local attention: the window [tokens] that sliding-window layers attend "
+        "to (config.json sliding_window); those layers read at most this much KV per step",
+    )
+    sliding_window_layers: int | None = Field(
+        None,
+        ge=1,
+        le=2000,
+        description="how many of the layers use the sliding window (config.json layer_types; "
+        "Gemma 3: 5 of every 6); the others attend to the whole context",
+    )
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
+        if (self.sliding_window is None) != (self.sliding_window_layers is None):
+            raise ValueError(
+                "sliding_window and sliding_window_layers go together (both or neither)"
+            )
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.layers:
+            raise ValueError(
+                f"sliding_window_layers ({self.sliding_window_layers}) cannot exceed "
+                f"layers ({self.layers})"
+            )
         if self.kv_heads > self.heads:
             raise ValueError(f"kv_heads ({self.kv_heads}) cannot exceed heads ({self.heads})")
         if self.active_params_b is not None and self.active_params_b > self.params_b:

@@ -130,6 +130,9 @@ class StepModel:
         self.pre_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.prefill_efficiency)
         self.host_s = s.host_ms * MS
         self.host_seq_s = s.host_us_per_seq * US
+        # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
+        self.window = float(m.sliding_window or 0) if m.sliding_window_layers else 0.0
+        self.window_frac = (m.sliding_window_layers or 0) / m.layers if self.window else 0.0
         self.size = int(min(max(max_tokens, 1), MAX_TABLE_TOKENS)) + 1
         t = np.arange(self.size, dtype=float)
         self._dec = self._decode_parts(t)
@@ -200,11 +203,33 @@ class StepModel:
             return {k: v[n] for k, v in table.items()}
         return {k: float(v[0]) for k, v in parts_fn(np.array([float(n)])).items()}
 
+    def attended(self, n: int, ctx):
+        """KV tokens ``n`` sequences whose contexts sum to ``ctx`` read in one step, as
+        :func:`model.decode.sweep` reads them at context ``ctx / n``
+        (:func:`model.memory.attended_tokens`): ``ctx`` without a sliding window."""
+        ctx = np.asarray(ctx, dtype=float)
+        if not self.window or n <= 0:
+            return ctx
+        f = self.window_frac
+        return (1.0 - f) * ctx + f * np.minimum(ctx, n * self.window)
+
+    def chunk_attended(self, tokens: int, start: int) -> tuple[float, float]:
+        """A prefill chunk's attention context (Σ over its tokens of the tokens each attends
+        to) and the KV tokens it reads and writes, with the sliding window applied."""
+        m = self.s.model
+        attn = roofline.causal_attended(
+            tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
+        )
+        kv = roofline.attended_tokens(
+            start + tokens, m.sliding_window, m.sliding_window_layers, m.layers
+        )
+        return float(attn), float(kv)
+
     def decode(self, n: int, ctx) -> np.ndarray:
         """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over
         steps) [s]."""
         p = self._dec_row(n)
-        ctx = np.asarray(ctx, dtype=float)
+        ctx = self.attended(n, ctx)
         t_mem = p["w_s"] + ctx * self.kv_s_per_tok
         t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
         t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
@@ -218,6 +243,13 @@ class StepModel:
         both ends."""
         p = self._dec_row(n)
         last = ctx0 + slope * (k - 1)
+        if self.window and n > 0:
+            kink = n * self.window  # below it every layer reads the whole context
+            if ctx0 < kink < last:
+                return None
+            slope = slope * (1.0 if last <= kink else 1.0 - self.window_frac)
+            ctx0 = float(self.attended(n, ctx0))
+            last = ctx0 + slope * (k - 1)
         att = p["attn_scale"] * self.dec_attn_s
         m0, m1 = p["w_s"] + ctx0 * self.kv_s_per_tok, p["w_s"] + last * self.kv_s_per_tok
         c0, c1 = p["lin_s"] + ctx0 * att, p["lin_s"] + last * att
@@ -239,10 +271,12 @@ class StepModel:
 
         ``p_attn``: Σ over chunks of t × (start + (t + 1) / 2), the causal attention context of
         the chunks' tokens (:func:`model.request.prefill_flops`); ``p_kv``: Σ of start + t, the
-        KV they read and write.
+        KV they read and write (both with the sliding window applied: :meth:`chunk_attended`).
+        ``ctx_dec`` is the decodes' contexts summed; the window is applied here.
         """
         tokens = n_dec + p_tok
         p = self._row(self._mixed_parts, self._mix, tokens)
+        ctx_dec = float(self.attended(n_dec, ctx_dec))
         t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
         t_cmp = (
             n_dec * self.dec_lin_s
@@ -571,8 +605,13 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         p_tok = sum(c for _, _, c in sched)
         ctx_dec = ctx_sum + n
         if p_tok:
-            p_attn = sum(chunk_attention(c, a) for _, a, c in sched)
-            p_kv = float(sum(a + c for _, a, c in sched))
+            if sm.window:
+                parts = [sm.chunk_attended(c, a) for _, a, c in sched]
+                p_attn = sum(x for x, _ in parts)
+                p_kv = sum(y for _, y in parts)
+            else:
+                p_attn = sum(chunk_attention(c, a) for _, a, c in sched)
+                p_kv = float(sum(a + c for _, a, c in sched))
             dt = sm.mixed(n, ctx_dec, p_tok, p_attn, p_kv)
         else:
             dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])

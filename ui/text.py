@@ -198,6 +198,8 @@ FIELD_NAMES = {
     "max_context_tokens": "max context",
     "kv_lora_rank": "KV latent rank",
     "qk_rope_head_dim": "RoPE head size",
+    "sliding_window": "sliding window [tokens]",
+    "sliding_window_layers": "sliding-window layers",
 }
 
 
