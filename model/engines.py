@@ -6,7 +6,7 @@ at start-up and the start-up steps real servers run beside the seed's five items
 names its source. ``ideal`` is the seeds' idealised physics; the built-in default is ``vllm``.
 
 A profile has a ``version``; revisions keep the old numbers under ``previous`` (frozen in
-``presets/engines-previous.yaml``), so a share link that names ``vllm@2026.11`` keeps its numbers
+``presets/engines-previous*.yaml``), so a share link that names ``vllm@2026.11`` keeps its numbers
 after the profile is revised. Nothing here imports
 the scenario: :mod:`model.scenario` resolves its ``auto`` knobs through :func:`engine_values`.
 """
@@ -323,19 +323,22 @@ def _minor(text: str) -> tuple[int, int] | None:
 @lru_cache(maxsize=1)
 def engine_profiles() -> dict[str, EngineProfile]:
     """Every engine profile by id (``presets/engines.yaml``), validated, with its frozen earlier
-    revisions (``presets/engines-previous.yaml``: per profile, a list of full revisions)."""
+    revisions (``presets/engines-previous*.yaml``: per profile, a list of full revisions; one
+    file per batch of revisions keeps each under the YAML reader's size limit)."""
     raw = load_file(PRESETS_DIR / "engines.yaml")
-    earlier_path = PRESETS_DIR / "engines-previous.yaml"
-    earlier = load_file(earlier_path) if earlier_path.is_file() else {}
-    if unknown := sorted(set(earlier) - set(raw)):
-        raise ValueError(f"engines-previous.yaml: no profile {', '.join(unknown)} in engines.yaml")
+    earlier: dict[str, list] = {}
+    for path in sorted(PRESETS_DIR.glob("engines-previous*.yaml")):
+        for key, revisions in load_file(path).items():
+            if key not in raw:
+                raise ValueError(f"{path.name}: no profile {key} in engines.yaml")
+            if not isinstance(revisions, list):
+                raise ValueError(f"{path.name}: {key!r} must be a list of revisions")
+            earlier.setdefault(key, []).extend(revisions)
     out = {}
     for key, spec in raw.items():
         if not isinstance(spec, dict):
             raise ValueError(f"engines.yaml: {key!r} must be a mapping")
         old = earlier.get(key) or []
-        if not isinstance(old, list):
-            raise ValueError(f"engines-previous.yaml: {key!r} must be a list of revisions")
         try:
             out[key] = EngineProfile.model_validate(
                 {**spec, "id": key, "previous": [*(spec.get("previous") or []), *old]}

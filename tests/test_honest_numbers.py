@@ -52,7 +52,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12.1")
+    assert engines.normalise("vllm").endswith("@2026.12.2")
 
 
 @pytest.mark.parametrize(
@@ -60,14 +60,14 @@ def test_capture_per_graph_by_release_band(scenario):
     [
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
-        ("0.11.2", None, "vllm@2026.12.1"),
-        ("0.24.0", "V1", "vllm@2026.12.1"),
-        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.1"),
-        ("0.9.2", "V0", "vllm-v0@2026.12.1"),
-        (None, "V0", "vllm-v0@2026.12.1"),
+        ("0.11.2", None, "vllm@2026.12.2"),
+        ("0.24.0", "V1", "vllm@2026.12.2"),
+        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.2"),
+        ("0.9.2", "V0", "vllm-v0@2026.12.2"),
+        (None, "V0", "vllm-v0@2026.12.2"),
         ("0.2.7", "V0", "vllm-v0@0.4"),
         ("0.4.1", None, "vllm-v0@0.4"),
-        ("0.5.3.post1", None, "vllm-v0@2026.12.1"),
+        ("0.5.3.post1", None, "vllm-v0@2026.12.2"),
         ("0.7.3", None, "vllm-v0@0.7"),
         ("v0.7.4.dev181+gf35f8e22", "V0", "vllm-v0@0.7"),
         (None, None, None),
@@ -599,6 +599,9 @@ def test_each_gpu_takes_its_measured_bandwidth_share(scenario):
     assert_allclose(eff(hardware="b200"), 0.80 * 0.91)
     assert_allclose(eff(hardware="a100-80gb"), 0.80 * 0.87)
     assert eff(hardware="rtx-4090") == 0.80  # no table for it: the H100's share
+    # MI300X: BabelStream on one harness, 0.772 of 5.3 TB/s against the H100's 0.891 of 3.35
+    assert_allclose(eff(hardware="mi300x"), 0.80 * 0.87)
+    assert_allclose(eff(hardware="mi300x", engine="sglang"), 0.80 * 0.87)
     assert_allclose(eff(hardware="h200", weights_dtype="fp8"), 0.55 * 0.95)  # FP8's, scaled
     assert_allclose(eff(hardware="h200", engine="sglang"), 0.80 * 0.98)  # SGLang's own tables
     assert eff(hardware="h200", bw_efficiency="0.7") == 0.7  # a scenario's own share is absolute
@@ -624,4 +627,10 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
         assert len(set(profile.versions)) == len(profile.versions)
     for ident in ("vllm", "vllm-v0", "sglang"):
         versions = engines.engine_profiles()[ident].versions
-        assert {"2026.12.1", "2026.12", "2026.11"} <= set(versions)
+        assert {"2026.12.2", "2026.12.1", "2026.12", "2026.11"} <= set(versions)
+    # 2026.12.1 (engines-previous-2026.12.1.yaml) gave the MI300X the H100's share
+    mi = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "mi300x", "weights_dtype": "bf16"}
+    assert scenario(engine="vllm@2026.12.1", **mi).effective().bw_efficiency == 0.80
+    assert scenario(engine="sglang@2026.12.1", **mi).effective().bw_efficiency == 0.80
+    pinned = scenario(engine="vllm@2026.12.1", **{**mi, "hardware": "h200"})
+    assert_allclose(pinned.effective().bw_efficiency, 0.80 * 0.95)  # its own share kept
