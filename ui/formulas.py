@@ -32,6 +32,10 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
         st.markdown(
             "N_matmul is the active parameters without an untied input-embedding table (a "
             "lookup, not a matrix multiply): only the layers and the output head do FLOPs. "
+            "ctx is the context a layer attends to, averaged over the layers: a model with "
+            "sliding-window layers (gpt-oss: 128 tokens on half its layers; Gemma 3: 1024 on "
+            "five of six) reads (1 − f)·ctx + f·min(ctx, window) with f the window layers' share "
+            "(the cache still holds every layer's KV for the whole context). "
             "Mixture of experts: a batch of B touches about "
             "E·(1 − (1 − k/E)^B) distinct experts, so the weights read grow from the active "
             "parameters at batch 1 toward all of them."
@@ -273,7 +277,8 @@ def serving_formulas() -> None:
         )
         st.markdown(
             "the same terms as the Roofline lens's decode step and prefill (weights read once "
-            "per step, every sequence's KV read, 2 × active params (less an untied input table) FLOPs per token plus "
+            "per step, every sequence's KV read (sliding-window layers read at most their "
+            "window), 2 × active params (less an untied input table) FLOPs per token plus "
             "attention); a decode-only step is exactly the Roofline lens's step at that batch "
             "and mean context. Between events (an arrival the scheduler could admit, a sequence "
             "finishing, the cache filling) a batch's steps differ only by one token of context "
