@@ -36,8 +36,11 @@ def attended_tokens(s: Scenario, context_tokens) -> np.ndarray:
     """KV tokens a new token of a sequence at ``context_tokens`` attends to, averaged over the
     scenario's model's layers (:func:`roofline.attended_tokens`): the whole context, less what
     sliding-window layers skip. Times :func:`kv_bytes_per_token` it is the KV a decode step
-    reads per sequence. The cache itself still holds every layer's KV for the whole context
-    (vLLM reports its KV capacity that way), so capacity figures use the context as it is."""
+    reads per sequence. Capacity figures (``kv_cache_tokens``, ``max_batch``, the Serving lens's
+    blocks) still count every layer's KV for the whole context, as vLLM states its "GPU KV cache
+    size"; vLLM's hybrid KV manager frees a window layer's blocks beyond its window, so the
+    concurrency it reaches is higher for such models (gpt-oss-120b TP4 at 16,384 tokens: 284.25×
+    where every layer's KV would give 161×): these figures are conservative there."""
     m = s.model
     return roofline.attended_tokens(
         context_tokens, m.sliding_window, m.sliding_window_layers, m.layers

@@ -89,9 +89,9 @@ def test_decode_reads_the_window_not_the_context():
 
 
 def test_capacity_still_counts_every_layer():
-    """vLLM states its KV capacity for every layer's KV (45.32 GiB → 2,640,144 tokens for
+    """vLLM states its KV cache size over every layer's KV (45.32 GiB → 2,640,144 tokens for
     gpt-oss-120b TP4, tests/data/published_measurements.csv row 207): the window changes what a
-    step reads, not what the cache holds."""
+    step reads, not the capacity figures (which stay conservative: presets/engines-EVIDENCE.md)."""
     s = scen(("model", "gpt-oss-120b"), ("hardware", "a100-80gb"), ("gpus", 4))
     assert memory.memory_figures(s) == memory.memory_figures(without_window(s))
 
