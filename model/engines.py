@@ -158,6 +158,12 @@ class EngineFigures(BaseModel):
     )
     max_num_seqs_small_gpu: int = Field(256, ge=1, le=100000)
     small_gpu_gib: float = Field(70, ge=0, le=10000)
+    small_gpu_ids: list[Annotated[str, Field(max_length=40)]] = Field(
+        default_factory=list,
+        max_length=64,
+        description="GPUs (preset ids) that take the small-GPU defaults whatever their memory "
+        "(vLLM's batch defaults exclude the A100 by name)",
+    )
     sampler_bytes_per_seq_vocab: float = Field(0.0, ge=0, le=1000)
     max_num_batched_tokens_small_gpu: int | None = Field(None, ge=1, le=10_000_000)
     startup: StartupExtras = Field(default_factory=StartupExtras)
@@ -235,6 +241,21 @@ def moe_values(fig: EngineFigures, weights_dtype: str) -> tuple[float | None, fl
     per_layer = d.moe_us_per_layer if d.moe_us_per_layer is not None else fig.moe_us_per_layer
     per_expert = d.moe_us_per_expert if d.moe_us_per_expert is not None else fig.moe_us_per_expert
     return bw, per_layer, per_expert
+
+
+def small_gpu(fig: EngineFigures, memory_gib: float, hardware_id: str) -> bool:
+    """True where the engine takes its small-GPU defaults (prefill chunk, ``max_num_seqs``):
+    under ``small_gpu_gib`` of memory, or a GPU the profile names (``small_gpu_ids``).
+
+    References
+    ----------
+    .. [1] vLLM ``EngineArgs.get_batch_defaults`` and its test ``test_defaults_with_usage_context``
+       (tests/engine/test_arg_utils.py): ``device_memory >= 70 GiB and "a100" not in
+       device_name`` → 8192 tokens / 1024 sequences for the API server, else 2048 / 256; a
+       published vLLM 0.10.1.1 log on A100 80GB says "Chunked prefill is enabled with
+       max_num_batched_tokens=2048" (presets/engines-EVIDENCE.md).
+    """
+    return memory_gib < fig.small_gpu_gib or hardware_id in fig.small_gpu_ids
 
 
 def bw_share(fig: EngineFigures, hardware_id: str) -> float:
@@ -520,11 +541,13 @@ def engine_values(
         ),
         "max_num_batched_tokens": (
             fig.max_num_batched_tokens_small_gpu
-            if fig.max_num_batched_tokens_small_gpu and memory_gib < fig.small_gpu_gib
+            if fig.max_num_batched_tokens_small_gpu and small_gpu(fig, memory_gib, hardware_id)
             else fig.max_num_batched_tokens
         ),
         "max_num_seqs": (
-            fig.max_num_seqs_small_gpu if memory_gib < fig.small_gpu_gib else fig.max_num_seqs
+            fig.max_num_seqs_small_gpu
+            if small_gpu(fig, memory_gib, hardware_id)
+            else fig.max_num_seqs
         ),
         "frontend_ms": fig.frontend_ms,
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import launch, roofline
+from model import engines, launch, roofline
 from model.scenario import Scenario
 from model.units import BYTES_PER_PARAM, GB, GIB
 
@@ -75,9 +75,9 @@ def engine_reserve_bytes(s: Scenario) -> float:
     fig = s.engine_figures
     non_torch = fig.non_torch_gib + (fig.non_torch_gib_multi_gpu if s.gpus > 1 else 0.0)
     seqs = (
-        fig.max_num_seqs
-        if s.hardware.memory_gb >= fig.small_gpu_gib
-        else fig.max_num_seqs_small_gpu
+        fig.max_num_seqs_small_gpu
+        if engines.small_gpu(fig, s.hardware.memory_gb, s.hardware.id)
+        else fig.max_num_seqs
     )
     # V0's profiling run pushes max_num_batched_tokens tokens through the model at once: its
     # activations (≈ 27 B per hidden element per token for Llama-3-8B) stay in the peak

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from numpy.testing import assert_allclose
 
-from model import decode, engines, roofline
+from model import decode, engines, memory, roofline
 from model.calibrate import calibrate
 from model.cold_start import cold_start
 from model.evaluate import evaluate
@@ -634,3 +634,19 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
     assert scenario(engine="sglang@2026.12.1", **mi).effective().bw_efficiency == 0.80
     pinned = scenario(engine="vllm@2026.12.1", **{**mi, "hardware": "h200"})
     assert_allclose(pinned.effective().bw_efficiency, 0.80 * 0.95)  # its own share kept
+
+
+def test_the_a100_takes_vllms_small_batch_defaults(scenario):
+    """vLLM's large batch defaults need >= 70 GiB and a name without "a100" (get_batch_defaults;
+    a 0.10.1.1 log on A100 80GB: "max_num_batched_tokens=2048"), so the A100 80GB gets 2048
+    tokens and 256 sequences, and its profiling peak holds 256 sequences' logits."""
+    a100 = scenario(hardware="a100-80gb", gpus=1).effective()
+    h100 = scenario(hardware="h100-sxm", gpus=1).effective()
+    assert (a100.max_num_batched_tokens, a100.max_num_seqs) == (2048, 256)
+    assert (h100.max_num_batched_tokens, h100.max_num_seqs) == (8192, 1024)
+    vocab = a100.model.vocab
+    reserve = memory.engine_reserve_bytes(a100)
+    assert reserve == pytest.approx(0.13 * 2**30 + 256 * vocab * 40)
+    # a link pinned to 2026.12.1 keeps the defaults it had
+    pinned = scenario(hardware="a100-80gb", gpus=1, engine="vllm@2026.12.1").effective()
+    assert (pinned.max_num_batched_tokens, pinned.max_num_seqs) == (8192, 1024)
