@@ -36,14 +36,43 @@ def attended_tokens(s: Scenario, context_tokens) -> np.ndarray:
     """KV tokens a new token of a sequence at ``context_tokens`` attends to, averaged over the
     scenario's model's layers (:func:`roofline.attended_tokens`): the whole context, less what
     sliding-window layers skip. Times :func:`kv_bytes_per_token` it is the KV a decode step
-    reads per sequence. Capacity figures (``kv_cache_tokens``, ``max_batch``, the Serving lens's
-    blocks) still count every layer's KV for the whole context, as vLLM states its "GPU KV cache
-    size"; vLLM's hybrid KV manager frees a window layer's blocks beyond its window, so the
-    concurrency it reaches is higher for such models (gpt-oss-120b TP4 at 16,384 tokens: 284.25×
-    where every layer's KV would give 161×): these figures are conservative there."""
+    reads per sequence; what a sequence holds in the cache is :func:`held_tokens`."""
     m = s.model
     return roofline.attended_tokens(
         context_tokens, m.sliding_window, m.sliding_window_layers, m.layers
+    )
+
+
+def window_held_tokens(s: Scenario) -> float | None:
+    """Tokens of KV a sliding-window layer keeps per sequence at most [tokens]:
+    ``window − 1 + max_num_batched_tokens`` (the window behind the newest token, plus a prefill
+    chunk in flight), or None for a model without a window.
+
+    References
+    ----------
+    .. [1] vLLM V1's hybrid KV-cache manager (``SlidingWindowManager`` frees the blocks that fall
+       out of the window; ``SlidingWindowSpec.max_memory_usage_bytes``: ``min(sliding_window − 1
+       + max_num_batched_tokens, max_model_len)`` tokens). Checked against a published log:
+       gpt-oss-120b, TP4, 2,640,144 tokens of KV cache, 2048-token chunks, "Maximum concurrency
+       for 16,384 tokens per request: 284.25x" = 2 × 2,640,144 / (16,384 + 2,192)
+       (presets/engines-EVIDENCE.md, "Revision 2026.12.2").
+    """
+    m = s.model
+    if not m.sliding_window or not m.sliding_window_layers:
+        return None
+    return float(m.sliding_window - 1 + s.max_num_batched_tokens)
+
+
+def held_tokens(s: Scenario, context_tokens) -> np.ndarray:
+    """KV tokens a sequence at ``context_tokens`` holds in the cache, averaged over the layers
+    [tokens]: the whole context on full-attention layers, at most :func:`window_held_tokens` on
+    sliding-window layers (their blocks beyond it are freed). Times :func:`kv_bytes_per_token`
+    it is the cache a sequence takes; ``context_tokens`` for a model without a window.
+    ``kv_cache_tokens`` stays the cache's size over every layer, as vLLM states it."""
+    m = s.model
+    held = window_held_tokens(s)
+    return roofline.attended_tokens(
+        context_tokens, held, m.sliding_window_layers if held else None, m.layers
     )
 
 
@@ -141,7 +170,8 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     usable = usable_bytes_per_gpu(capacity, s.gpu_memory_utilization, weights_per_gpu, graph_mem)
     kv_budget = float(usable) - reserve
     ctx = max(s.context_tokens, 1)
-    fit = int(max_batch(kv_budget, kv_tok * ctx / shards))
+    # sliding-window layers hold at most their window (+ a chunk) of each sequence's KV
+    fit = int(max_batch(kv_budget, kv_tok * float(held_tokens(s, ctx)) / shards))
     cache_tokens = int(max(kv_budget, 0.0) * shards // kv_tok)
     return {
         "weights_gb": weights / GB,

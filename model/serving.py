@@ -356,7 +356,8 @@ class _Req:
     computed: int = 0  # tokens whose KV is in the cache (at clock g0 while decoding)
     target: int = 0  # tokens to prefill before the next token is sampled
     generated: int = 0  # tokens sent to the client (at clock g0 while decoding)
-    blocks: int = 0  # KV blocks held (while prefilling; derived while decoding)
+    blocks: int = 0  # KV layer-blocks held (while prefilling; derived while decoding)
+    capped: bool = False  # its window layers hold all they keep (decoding, sliding window)
     g0: int = -1  # decode clock when it joined the decode set; -1 when not decoding
     order: int = 0  # admission order (preemption takes the newest)
     version: int = 0  # bumped at each preemption (stale heap entries are skipped)
@@ -365,6 +366,38 @@ class _Req:
 
 def _blocks(tokens: int) -> int:
     return -(-int(tokens) // BLOCK_TOKENS)
+
+
+@dataclass(frozen=True)
+class _KvWeights:
+    """How a sequence's KV blocks count against the cache, in layer-blocks (a block of one
+    layer): ``full`` layers hold a block per 16 tokens of the context, ``window`` layers at most
+    ``cap_blocks`` (vLLM's hybrid manager frees the blocks that leave a sliding window;
+    :func:`model.memory.window_held_tokens`). A model without a window counts whole blocks
+    (``full`` 1, ``window`` 0), as the cache is sized."""
+
+    full: int
+    window: int
+    cap_blocks: int  # window layers' blocks per sequence at most (0: no window)
+
+    @property
+    def layers(self) -> int:
+        return self.full + self.window
+
+    def cost(self, tokens: int) -> int:
+        """Layer-blocks a sequence of ``tokens`` holds."""
+        b = _blocks(tokens)
+        return self.full * b + (self.window * min(b, self.cap_blocks) if self.window else 0)
+
+
+def _kv_weights(s: Scenario) -> _KvWeights:
+    m = s.model
+    held = memory.window_held_tokens(s)
+    if held is None:
+        return _KvWeights(1, 0, 0)
+    return _KvWeights(
+        m.layers - m.sliding_window_layers, m.sliding_window_layers, _blocks(held) + 1
+    )
 
 
 def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
@@ -387,8 +420,10 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     N = len(wl.arrival_s)
     prompts = np.asarray(wl.prompt_tokens, dtype=np.int64)
     outputs = np.maximum(np.asarray(wl.output_tokens, dtype=np.int64), 1)
-    cap = kv_blocks(s)
     budget = int(s.max_num_batched_tokens)
+    kw = _kv_weights(s)
+    L = kw.layers  # block counts below are layer-blocks (a block of one layer)
+    cap = kv_blocks(s) * L
     max_seqs = int(min(s.max_num_seqs, budget))
     sm = sm or StepModel(s, budget)
     front = s.frontend_ms * MS
@@ -421,9 +456,20 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     order_seq = 0
     g = 0
     ctx_sum = 0  # Σ computed tokens of the decode set at clock g
-    used = 0  # blocks in use
-    residue = [0] * B  # decode set by (g0 − computed) mod B
+    used = 0  # layer-blocks in use
+    # the decode set by (g0 − computed) mod B: a sequence gains L layer-blocks at each new
+    # block, or only its full layers' once its window layers hold all they keep ("capped")
+    residue = [0] * B
+    residue_c = [0] * B
     in_set = 0  # Σ residue
+    in_set_c = 0  # Σ residue_c
+    cap_tokens = kw.cap_blocks * B  # from this context on, the window layers gain no block
+    cap_heap: list[tuple[int, int, int]] = []  # (clock it caps, id, g0)
+
+    def grow_at(clock: int) -> int:
+        """Layer-blocks the decode set gains in the step at ``clock``."""
+        return L * residue[clock % B] + kw.full * residue_c[clock % B]
+
     t = 0.0
     done = 0
     live: dict[int, _Req] = {}
@@ -434,23 +480,49 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     itl_extra: list[float] = []
 
     def join(r: _Req) -> None:
-        nonlocal ctx_sum, in_set
-        in_set += 1
+        nonlocal ctx_sum, in_set, in_set_c
         r.g0 = g
         decoding[r.i] = r
         ctx_sum += r.computed
-        residue[(g - r.computed) % B] += 1
+        r.capped = bool(kw.window) and r.computed >= cap_tokens
+        if r.capped:
+            in_set_c += 1
+            residue_c[(g - r.computed) % B] += 1
+        else:
+            in_set += 1
+            residue[(g - r.computed) % B] += 1
+            if kw.window:
+                heapq.heappush(cap_heap, (g + cap_tokens - r.computed, r.i, g))
         heapq.heappush(finish_heap, (g + r.output - r.generated, r.order, r.i, r.version))
 
+    def cap_due() -> None:
+        """Move the sequences whose window layers hold all they keep to ``residue_c``."""
+        nonlocal in_set, in_set_c
+        while cap_heap and cap_heap[0][0] <= g:
+            _, i, g0 = heapq.heappop(cap_heap)
+            r = decoding.get(i)
+            if r is None or r.g0 != g0 or r.capped:
+                continue
+            idx = (r.g0 - r.computed) % B
+            residue[idx] -= 1
+            in_set -= 1
+            residue_c[idx] += 1
+            in_set_c += 1
+            r.capped = True
+
     def leave(r: _Req) -> None:
-        nonlocal ctx_sum, in_set
-        in_set -= 1
+        nonlocal ctx_sum, in_set, in_set_c
         steps = g - r.g0
-        residue[(r.g0 - r.computed) % B] -= 1
+        if r.capped:
+            in_set_c -= 1
+            residue_c[(r.g0 - r.computed) % B] -= 1
+        else:
+            in_set -= 1
+            residue[(r.g0 - r.computed) % B] -= 1
         ctx_sum -= r.computed + steps
         r.computed += steps
         r.generated += steps
-        r.blocks = _blocks(r.computed)
+        r.blocks = kw.cost(r.computed)
         del decoding[r.i]
         r.g0 = -1
 
@@ -507,18 +579,25 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         if not decoding and not prefilling and not waiting:
             t = max(t, send[n_entered] + front)  # idle until the next request arrives
             continue
+        cap_due()
         n = len(decoding)
-        grow = int(residue[g % B]) if n else 0
+        grow = grow_at(g) if n else 0
 
         # ---- a run of decode-only steps, all alike, up to the next event
         if n and not prefilling:
             blocked = not waiting or (
                 n >= max_seqs
                 or n >= budget
-                or _blocks(waiting[0].computed + min(waiting[0].target, budget - n))
+                or kw.cost(waiting[0].computed + min(waiting[0].target, budget - n))
                 > cap - used - grow
             )
-            k_fit = _steps_that_fit(residue, in_set, g, used, cap, max(finish_heap[0][0] - g, 1))
+            horizon = finish_heap[0][0] - g
+            if cap_heap:
+                horizon = min(horizon, cap_heap[0][0] - g)  # stale entries only end runs early
+            gains = [L * u + kw.full * c for u, c in zip(residue, residue_c, strict=True)]
+            k_fit = _steps_that_fit(
+                gains, L * in_set + kw.full * in_set_c, g, used, cap, max(horizon, 1)
+            )
             if blocked and k_fit > 0:
                 k = k_fit
                 nxt = (
@@ -545,7 +624,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                     rec_dt.append(dt)
                     t_end = float(end[-1])
                 cycles, part = divmod(k, B)
-                gained = cycles * in_set + sum(residue[(g + j) % B] for j in range(part))
+                gained = cycles * (L * in_set + kw.full * in_set_c) + sum(
+                    gains[(g + j) % B] for j in range(part)
+                )
                 rec_n.append(k)
                 rec_batch.append(n)
                 rec_blocks.append((used, used + gained))
@@ -562,19 +643,19 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             if preempt(t) is None:
                 break
             n = len(decoding)
-            grow = int(residue[g % B]) if n else 0
+            grow = grow_at(g) if n else 0
         left = budget - n
         sched: list[tuple[_Req, int, int]] = []  # (request, start, tokens)
         for r in list(prefilling):
             if left <= 0:
                 break
             c = min(r.target - r.computed, left)
-            extra = _blocks(r.computed + c) - r.blocks
+            extra = kw.cost(r.computed + c) - r.blocks
             while extra > cap - used - grow and r in prefilling:
                 if preempt(t) in (None, r):
                     break
                 n = len(decoding)
-                grow = int(residue[g % B]) if n else 0
+                grow = grow_at(g) if n else 0
                 left = budget - n - sum(x[2] for x in sched)
             if r not in prefilling or extra > cap - used - grow:
                 continue
@@ -585,7 +666,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         while waiting and left > 0 and n + len(prefilling) < max_seqs:
             r = waiting[0]
             c = min(r.target - r.computed, left)
-            extra = _blocks(r.computed + c) - r.blocks
+            extra = kw.cost(r.computed + c) - r.blocks
             if extra > cap - used - grow:
                 break
             waiting.popleft()
@@ -649,6 +730,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             np.repeat(runs_n, runs_n)
         )
         run_blocks = np.repeat(b0, runs_n) + np.floor(np.repeat(b1 - b0, runs_n) * frac)
+        run_blocks = np.floor(run_blocks / L)  # layer-blocks → blocks of every layer
     else:
         run_blocks = np.zeros(0)
     # the runs' steps, in run order: closed form where the run was affine, else as evaluated
@@ -682,9 +764,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         "step_s": merged(dt_runs, one_dt, float),
         "step_batch": merged(run_batch, one_batch, np.int64),
         "step_itl_tokens": merged(run_batch, one_itl, np.int64),
-        "step_kv_blocks": merged(run_blocks, one_blocks, np.int64),
+        "step_kv_blocks": merged(run_blocks, np.floor(np.asarray(one_blocks, float) / L), np.int64),
         "itl_extra_s": np.array(itl_extra, dtype=float),
-        "kv_blocks": cap,
+        "kv_blocks": cap // L,
         "max_num_seqs": max_seqs,
         "open_loop": wl.open_loop,
     }
@@ -891,7 +973,8 @@ def check_fits(s: Scenario, longest_tokens: int | None = None) -> None:
             f"{max(mem['kv_budget_per_gpu_gb'], 0):.1f} GB for the KV cache"
         )
     need = longest_tokens or (s.prompt_tokens + s.output_tokens)
-    if _blocks(need) > mem["kv_cache_tokens"] // BLOCK_TOKENS:
+    kw = _kv_weights(s)
+    if kw.cost(need) > (mem["kv_cache_tokens"] // BLOCK_TOKENS) * kw.layers:
         raise DoesNotFit(
             f"a request of {need:,} tokens needs more KV cache than the "
             f"{mem['kv_cache_tokens']:,} tokens one replica holds; shorten it, add GPUs or "

@@ -88,12 +88,100 @@ def test_decode_reads_the_window_not_the_context():
     )
 
 
-def test_capacity_still_counts_every_layer():
-    """vLLM states its KV cache size over every layer's KV (45.32 GiB → 2,640,144 tokens for
-    gpt-oss-120b TP4, tests/data/published_measurements.csv row 207): the window changes what a
-    step reads, not the capacity figures (which stay conservative: presets/engines-EVIDENCE.md)."""
-    s = scen(("model", "gpt-oss-120b"), ("hardware", "a100-80gb"), ("gpus", 4))
-    assert memory.memory_figures(s) == memory.memory_figures(without_window(s))
+def test_capacity_counts_what_the_window_layers_keep():
+    """vLLM's hybrid KV manager frees a window layer's blocks beyond window − 1 + the prefill
+    chunk. Row 207's log (gpt-oss-120b, TP4 on A100 80GB, 2048-token chunks): "GPU KV cache
+    size: 2,640,144 tokens" and "Maximum concurrency for 16,384 tokens per request: 284.25x" =
+    2 × 2,640,144 / (16,384 + 2,192 in blocks); every layer's whole context would give 161×."""
+    s = scen(
+        ("model", "gpt-oss-120b"),
+        ("hardware", "a100-80gb"),
+        ("gpus", 4),
+        ("gpu_memory_utilization", 0.8),
+        ("context_tokens", 16384),
+    )
+    assert s.max_num_batched_tokens == 2048
+    assert memory.window_held_tokens(s) == 128 - 1 + 2048
+    held = float(memory.held_tokens(s, 16384))
+    assert held == pytest.approx((16384 + 2175) / 2)
+    assert 2_640_144 / held == pytest.approx(284.25, rel=2e-3)
+    got, ref = memory.memory_figures(s), memory.memory_figures(without_window(s))
+    assert got["kv_cache_tokens"] == ref["kv_cache_tokens"]  # the cache's size, every layer
+    ratio = 16384 / held
+    assert ref["max_batch"] * ratio - 1 <= got["max_batch"] <= (ref["max_batch"] + 1) * ratio
+    # a context inside the window holds what it reads
+    short = scen(("model", "gpt-oss-120b"), ("context_tokens", 2000))
+    assert (
+        memory.memory_figures(short)["max_batch"]
+        == memory.memory_figures(without_window(short))["max_batch"]
+    )
+
+
+def _four_long_requests():
+    return serving.Workload(np.zeros(4), np.full(4, 12000), np.full(4, 200), 4)
+
+
+def test_the_serving_cache_frees_what_leaves_the_window():
+    """Four 12,000-token prompts on gpt-oss-20b: each ends holding 763 blocks on its 12 full
+    layers and 521 (⌈(127 + 8192) / 16⌉ + 1) on its 12 window layers."""
+    s = scen(("model", "gpt-oss-20b"), ("hardware", "h100-sxm"), ("gpus", 1))
+    got = serving.simulate(s, _four_long_requests())
+    ref = serving.simulate(without_window(s), _four_long_requests())
+    assert ref["step_kv_blocks"].max() == 4 * 763
+    assert got["step_kv_blocks"].max() == 4 * (12 * 763 + 12 * 521) // 24
+    assert got["kv_blocks"] == ref["kv_blocks"]
+
+
+def test_a_cache_that_thrashes_without_the_window_does_not_with_it():
+    s = scen(
+        ("model", "gpt-oss-20b"),
+        ("hardware", "h100-sxm"),
+        ("gpus", 1),
+        ("gpu_memory_utilization", 0.396),
+    )
+    cap = serving.kv_blocks(s)
+    assert 4 * (12 * 763 + 12 * 521) // 24 < cap < 4 * 763  # fits only with the window
+    got = serving.simulate(s, _four_long_requests())
+    ref = serving.simulate(without_window(s), _four_long_requests())
+    assert got["preempted"].sum() == 0 and ref["preempted"].sum() > 0
+    assert got["finish_s"].max() < ref["finish_s"].max()
+    # and a request that fits only with the window is accepted
+    serving.check_fits(s, longest_tokens=cap * 16 + 1000)
+    with pytest.raises(serving.DoesNotFit):
+        serving.check_fits(without_window(s), longest_tokens=cap * 16 + 1000)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    rate=st.sampled_from([2.0, 30.0, "inf"]),
+    prompt=st.integers(1, 9000),
+    output=st.integers(1, 400),
+    seqs=st.sampled_from([1, 8, 256]),
+    util=st.sampled_from([0.9, 0.4]),
+)
+def test_every_window_run_completes_within_its_cache(rate, prompt, output, seqs, util):
+    s = scen(
+        ("model", "gpt-oss-20b"),
+        ("hardware", "h100-sxm"),
+        ("gpus", 1),
+        ("max_num_seqs", seqs),
+        ("gpu_memory_utilization", util),
+    )
+    n = 40
+    wl = serving.Workload(
+        serving.arrivals(n, rate, 1.0, 3),
+        np.full(n, prompt, dtype=np.int64),
+        np.full(n, output, dtype=np.int64),
+        None,
+    )
+    try:
+        serving.check_fits(s, prompt + output)
+    except serving.DoesNotFit:
+        return
+    sim = serving.simulate(s, wl)
+    assert np.isfinite(sim["finish_s"]).all()
+    assert (sim["step_kv_blocks"] <= sim["kv_blocks"]).all()
+    assert (sim["step_kv_blocks"] >= 0).all()
 
 
 def test_prefill_attention_and_reads_use_the_window():
