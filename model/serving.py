@@ -466,9 +466,17 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     cap_tokens = kw.cap_blocks * B  # from this context on, the window layers gain no block
     cap_heap: list[tuple[int, int, int]] = []  # (clock it caps, id, g0)
 
-    def grow_at(clock: int) -> int:
-        """Layer-blocks the decode set gains in the step at ``clock``."""
-        return L * residue[clock % B] + kw.full * residue_c[clock % B]
+    if kw.window:
+        cost = kw.cost
+
+        def grow_at(clock: int) -> int:
+            """Layer-blocks the decode set gains in the step at ``clock``."""
+            return L * residue[clock % B] + kw.full * residue_c[clock % B]
+    else:  # whole blocks, as before windows were counted (the hot path stays as lean)
+        cost = _blocks
+
+        def grow_at(clock: int) -> int:
+            return residue[clock % B]
 
     t = 0.0
     done = 0
@@ -522,7 +530,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         ctx_sum -= r.computed + steps
         r.computed += steps
         r.generated += steps
-        r.blocks = kw.cost(r.computed)
+        r.blocks = cost(r.computed)
         del decoding[r.i]
         r.g0 = -1
 
@@ -579,7 +587,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         if not decoding and not prefilling and not waiting:
             t = max(t, send[n_entered] + front)  # idle until the next request arrives
             continue
-        cap_due()
+        if cap_heap:
+            cap_due()
         n = len(decoding)
         grow = grow_at(g) if n else 0
 
@@ -588,13 +597,17 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             blocked = not waiting or (
                 n >= max_seqs
                 or n >= budget
-                or kw.cost(waiting[0].computed + min(waiting[0].target, budget - n))
+                or cost(waiting[0].computed + min(waiting[0].target, budget - n))
                 > cap - used - grow
             )
             horizon = finish_heap[0][0] - g
             if cap_heap:
                 horizon = min(horizon, cap_heap[0][0] - g)  # stale entries only end runs early
-            gains = [L * u + kw.full * c for u, c in zip(residue, residue_c, strict=True)]
+            gains = (
+                [L * u + kw.full * c for u, c in zip(residue, residue_c, strict=True)]
+                if kw.window
+                else residue
+            )
             k_fit = _steps_that_fit(
                 gains, L * in_set + kw.full * in_set_c, g, used, cap, max(horizon, 1)
             )
@@ -650,7 +663,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             if left <= 0:
                 break
             c = min(r.target - r.computed, left)
-            extra = kw.cost(r.computed + c) - r.blocks
+            extra = cost(r.computed + c) - r.blocks
             while extra > cap - used - grow and r in prefilling:
                 if preempt(t) in (None, r):
                     break
@@ -666,7 +679,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         while waiting and left > 0 and n + len(prefilling) < max_seqs:
             r = waiting[0]
             c = min(r.target - r.computed, left)
-            extra = kw.cost(r.computed + c) - r.blocks
+            extra = cost(r.computed + c) - r.blocks
             if extra > cap - used - grow:
                 break
             waiting.popleft()
