@@ -76,6 +76,15 @@ def held_tokens(s: Scenario, context_tokens) -> np.ndarray:
     )
 
 
+def chunk_kv_tokens(s: Scenario, tokens, start) -> np.ndarray:
+    """KV tokens a prefill chunk reads and writes for the scenario's model
+    (:func:`roofline.chunk_kv_tokens`)."""
+    m = s.model
+    return roofline.chunk_kv_tokens(
+        tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
+    )
+
+
 def causal_attended(s: Scenario, tokens, start) -> np.ndarray:
     """Σ over a prefill chunk's tokens of the KV tokens each attends to, for the scenario's
     model (:func:`roofline.causal_attended`)."""

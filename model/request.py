@@ -81,7 +81,7 @@ def request_figures(s: Scenario) -> dict:
     w_bytes = weights_read_bytes(s, sizes)
     kv_tok = memory.kv_bytes_per_token(s)
     # earlier chunks' KV read (at most the window on sliding-window layers), this chunk's written
-    kv_bytes = memory.attended_tokens(s, starts + sizes) * kv_tok
+    kv_bytes = memory.chunk_kv_tokens(s, sizes, starts) * kv_tok
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
     flops = prefill_flops(
         sizes,

@@ -195,6 +195,25 @@ def causal_attended(tokens, start, window, window_layers, layers):
     return (1.0 - f) * full + f * (s(a + t) - s(a))
 
 
+def chunk_kv_tokens(tokens, start, window, window_layers, layers):
+    """KV tokens a prefill chunk of ``tokens`` after ``start`` reads and writes, averaged over
+    the layers [tokens]: a full layer reads the ``start`` earlier tokens and writes the chunk's,
+    ``start + tokens``; a sliding-window layer reads at most the ``window − 1`` tokens before the
+    chunk and writes the chunk's, ``min(start, window − 1) + tokens``.
+
+    References
+    ----------
+    .. [1] As :func:`attended_tokens` (the window's definition); the chunk's own KV is written on
+       every layer before its attention reads it (vLLM's paged KV cache, Kwon et al. 2023).
+    """
+    t = np.asarray(tokens, dtype=float)
+    a = np.asarray(start, dtype=float)
+    if not window or not window_layers:
+        return a + t
+    f = float(window_layers) / float(layers)
+    return (1.0 - f) * (a + t) + f * (np.minimum(a, float(window) - 1.0) + t)
+
+
 def step_flops(batch, active_params, layers, heads, head_dim, context_tokens):
     """FLOPs of one decode step: ``2 × active_params × B + 4 × layers × heads × head_dim × ctx × B``.
 

@@ -220,8 +220,8 @@ class StepModel:
         attn = roofline.causal_attended(
             tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
         )
-        kv = roofline.attended_tokens(
-            start + tokens, m.sliding_window, m.sliding_window_layers, m.layers
+        kv = roofline.chunk_kv_tokens(
+            tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
         )
         return float(attn), float(kv)
 

@@ -200,6 +200,24 @@ def test_prefill_attention_and_reads_use_the_window():
     assert ref["prefill_flops"] - got["prefill_flops"] == pytest.approx(attn * skipped, rel=1e-9)
 
 
+def test_a_prefill_chunk_writes_all_its_kv_and_reads_the_window_before_it():
+    # full layer: 3000 earlier + 2048 written; window layer (128): 127 before + 2048 written
+    assert roofline.chunk_kv_tokens(2048, 3000, 128, 1, 2) == pytest.approx(
+        ((3000 + 2048) + (127 + 2048)) / 2
+    )
+    assert roofline.chunk_kv_tokens(2048, 50, 128, 1, 1) == pytest.approx(50 + 2048)
+    assert roofline.chunk_kv_tokens(2048, 3000, None, None, 2) == 5048
+
+
+def test_a_prefill_only_step_is_the_request_lens_chunk_with_a_window():
+    s = scen(("model", "gemma-3-4b"), ("hardware", "a100-80gb"), ("prompt_tokens", 1500))
+    sm = serving.StepModel(s, 8192)
+    attn, kv = sm.chunk_attended(1500, 0)
+    got = sm.mixed(0, 0.0, 1500, attn, kv)
+    req = request.request_figures(s)
+    assert got - s.host_ms / 1000 == pytest.approx(req["prefill_ms"] / 1000, rel=1e-9)
+
+
 @pytest.mark.parametrize("batch", [1, 8, 64])
 @pytest.mark.parametrize("ctx", [60, 128, 4000])
 def test_serving_decode_is_the_roofline_step_with_a_window(batch, ctx):
