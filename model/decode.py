@@ -34,7 +34,9 @@ def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
     ``weights_gb``, which is then what a step reads, as the CUDA graphs Q&A seed counts its
     5.5 GiB checkpoint. The parts a quantised checkpoint keeps in BF16
     (:attr:`~model.scenario.ModelSpec.unquantised_params`: the output head, and gpt-oss's
-    attention) are shared by every token, so each step reads them in full at two bytes.
+    attention) are shared by every token, so each step reads them in full at two bytes. A
+    vision encoder the checkpoint carries (:attr:`~model.scenario.ModelSpec.vision_params_b`)
+    is loaded but not read by a text decode step.
     """
     s = s.effective()
     m = s.model
@@ -43,6 +45,8 @@ def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
     )
     if s.weights_gb is not None:
         return roofline.weights_bytes(params, s.bytes_per_param)
+    # a vision encoder (Gemma 3's SigLIP) is loaded but a text decode step does not run it
+    params = params - (m.vision_params_b or 0.0) * 1e9
     skipped = roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
     kept_read = max(m.unquantised_params - skipped, 0.0)  # the input table is not read
     return (
@@ -70,6 +74,7 @@ def matmul_params(s: Scenario) -> float:
     s = s.effective()
     m = s.model
     skipped = roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
+    skipped += (m.vision_params_b or 0.0) * 1e9  # a vision encoder does not run on text
     return max(m.active * 1e9 - skipped, 0.0)
 
 

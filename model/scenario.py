@@ -140,6 +140,13 @@ class ModelSpec(BaseModel):
     qk_rope_head_dim: int | None = Field(
         None, ge=0, le=100000, description="multi-head latent attention: the rope key's width"
     )
+    vision_params_b: float | None = Field(
+        None,
+        ge=0,
+        le=100000,
+        description="parameters of a vision encoder the checkpoint carries [billions] (Gemma "
+        "3's SigLIP): loaded with the weights, not read or multiplied by a text decode step",
+    )
     sliding_window: int | None = Field(
         None,
         ge=1,
@@ -158,6 +165,11 @@ class ModelSpec(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
+        if self.vision_params_b is not None and self.vision_params_b >= self.active:
+            raise ValueError(
+                f"vision_params_b ({self.vision_params_b:g}) must be less than the active "
+                f"parameters ({self.active:g}): the language model is the rest"
+            )
         if (self.sliding_window is None) != (self.sliding_window_layers is None):
             raise ValueError(
                 "sliding_window and sliding_window_layers go together (both or neither)"

@@ -270,3 +270,21 @@ def test_a_link_can_set_a_window_and_a_bad_one_is_named():
         strict=False,
     )
     assert errors and "sliding" in str(errors[0]).lower()
+
+
+def test_a_vision_encoder_is_loaded_but_not_read_by_text_decode():
+    """Gemma 3's checkpoints carry a SigLIP vision encoder (~0.43 B of the 4.3 B): the weights
+    hold it, a text decode step neither reads nor multiplies it."""
+    s = scen(
+        ("model", "gemma-3-4b"), ("hardware", "a100-80gb"), ("gpus", 1), ("weights_dtype", "bf16")
+    )
+    m = s.model.model_copy(update={"vision_params_b": None})
+    plain = s.model_copy(update={"model": m})
+    assert s.weights_bytes == plain.weights_bytes
+    assert decode.weights_read_bytes(plain, [1])[0] - decode.weights_read_bytes(s, [1])[
+        0
+    ] == pytest.approx(0.43e9 * 2)
+    assert decode.matmul_params(plain) - decode.matmul_params(s) == pytest.approx(0.43e9)
+    base = model_presets()["gemma-3-4b"].model_dump()
+    with pytest.raises(ValidationError, match="vision_params_b"):
+        ModelSpec.model_validate({**base, "vision_params_b": 4.3})

@@ -198,6 +198,7 @@ FIELD_NAMES = {
     "max_context_tokens": "max context",
     "kv_lora_rank": "KV latent rank",
     "qk_rope_head_dim": "RoPE head size",
+    "vision_params_b": "vision encoder parameters [B]",
     "sliding_window": "sliding window [tokens]",
     "sliding_window_layers": "sliding-window layers",
 }
