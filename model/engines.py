@@ -513,6 +513,7 @@ def engine_values(
         + fig.graph_mb_per_graph_per_khidden * khidden * max(sizes) / fig.graph_capture_ref
         + fig.graph_mb_per_graph_per_khidden_per_tp * khidden / max(gpus, 1)
     ) * (fig.graph_moe_factor if experts else 1.0)
+    small = small_gpu(fig, memory_gib, hardware_id)
     return {
         "bw_efficiency": min(
             (eff.bw_efficiency or fig.bw_efficiency) * bw_share(fig, hardware_id), 1.0
@@ -541,13 +542,9 @@ def engine_values(
         ),
         "max_num_batched_tokens": (
             fig.max_num_batched_tokens_small_gpu
-            if fig.max_num_batched_tokens_small_gpu and small_gpu(fig, memory_gib, hardware_id)
+            if fig.max_num_batched_tokens_small_gpu and small
             else fig.max_num_batched_tokens
         ),
-        "max_num_seqs": (
-            fig.max_num_seqs_small_gpu
-            if small_gpu(fig, memory_gib, hardware_id)
-            else fig.max_num_seqs
-        ),
+        "max_num_seqs": fig.max_num_seqs_small_gpu if small else fig.max_num_seqs,
         "frontend_ms": fig.frontend_ms,
     }

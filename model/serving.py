@@ -210,20 +210,19 @@ class StepModel:
         ctx = np.asarray(ctx, dtype=float)
         if not self.window or n <= 0:
             return ctx
-        f = self.window_frac
-        return (1.0 - f) * ctx + f * np.minimum(ctx, n * self.window)
+        return n * memory.attended_tokens(self.s, ctx / n)
 
     def chunk_attended(self, tokens: int, start: int) -> tuple[float, float]:
         """A prefill chunk's attention context (Σ over its tokens of the tokens each attends
-        to) and the KV tokens it reads and writes, with the sliding window applied."""
-        m = self.s.model
-        attn = roofline.causal_attended(
-            tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
+        to) and the KV tokens it reads and writes, with the sliding window applied
+        (:func:`model.memory.causal_attended`, :func:`model.memory.chunk_kv_tokens`); plain
+        arithmetic without a window (the scheduler's hot path)."""
+        if not self.window:
+            return chunk_attention(tokens, start), float(start + tokens)
+        return (
+            float(memory.causal_attended(self.s, tokens, start)),
+            float(memory.chunk_kv_tokens(self.s, tokens, start)),
         )
-        kv = roofline.chunk_kv_tokens(
-            tokens, start, m.sliding_window, m.sliding_window_layers, m.layers
-        )
-        return float(attn), float(kv)
 
     def decode(self, n: int, ctx) -> np.ndarray:
         """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over
@@ -699,13 +698,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         p_tok = sum(c for _, _, c in sched)
         ctx_dec = ctx_sum + n
         if p_tok:
-            if sm.window:
-                parts = [sm.chunk_attended(c, a) for _, a, c in sched]
-                p_attn = sum(x for x, _ in parts)
-                p_kv = sum(y for _, y in parts)
-            else:
-                p_attn = sum(chunk_attention(c, a) for _, a, c in sched)
-                p_kv = float(sum(a + c for _, a, c in sched))
+            parts = [sm.chunk_attended(c, a) for _, a, c in sched]
+            p_attn = sum(x for x, _ in parts)
+            p_kv = sum(y for _, y in parts)
             dt = sm.mixed(n, ctx_dec, p_tok, p_attn, p_kv)
         else:
             dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])
