@@ -5,9 +5,6 @@ hands the figure to Streamlit."""
 
 from __future__ import annotations
 
-import contextlib
-import threading
-
 import streamlit as st
 
 from ui import baseline_charts, export
@@ -43,61 +40,7 @@ def _draw(where, fig: SpecFigure, name: str, ctx: export.Context | None, label, 
         return
     fig = export.captioned(fig, label, ctx.link, chars)
     config = export.chart_config(ctx.chart_file(name), export.chart_format(), fig)
-    with stable_chart_id(f"whatif-chart-{name}"):
-        where.plotly_chart(fig, width="stretch", config=config)
-
-
-_local = threading.local()
-
-
-@contextlib.contextmanager
-def stable_chart_id(ident: str):
-    """Give the ``st.plotly_chart`` drawn inside this block the element id ``ident``.
-
-    Streamlit's id for a chart hashes its whole spec, and the frontend keys the chart's React
-    component on that id, so every change of any number re-mounts the chart: Plotly draws it
-    from scratch (``newPlot``) and sizes it a second time ~0.3 s later. With an id that stays
-    the same from run to run, the frontend updates the chart in place (``Plotly.react``). The
-    id is this thread's only (a script run's), so other sessions are untouched."""
-    _local.ident = _once_this_run(ident)
-    try:
-        yield
-    finally:
-        _local.ident = None
-
-
-def _once_this_run(ident: str) -> str:
-    """``ident``, or ``ident-2``, ``-3``, ... for a name drawn again in the same run (two charts
-    never share an id; the n-th drawing of a name keeps its id from run to run)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    run = id(getattr(ctx, "cursors", None)) if ctx is not None else None  # reset every run
-    if getattr(_local, "run", None) != run:
-        _local.run, _local.seen = run, {}
-    n = _local.seen[ident] = _local.seen.get(ident, 0) + 1
-    return ident if n == 1 else f"{ident}-{n}"
-
-
-def _install() -> None:
-    """Wrap the id function ``st.plotly_chart`` calls (once per process): the spec-hashed id
-    is still computed and registered; the chart carries the stable one when a
-    :func:`stable_chart_id` block asked for it."""
-    try:
-        from streamlit.elements import plotly_chart as module
-    except ImportError:  # pragma: no cover - a Streamlit without the module: ids as they are
-        return
-    original = getattr(module, "compute_and_register_element_id", None)
-    if original is None or getattr(original, "_whatif", False):
-        return
-
-    def compute(*args, **kwargs):
-        element_id = original(*args, **kwargs)
-        ident = getattr(_local, "ident", None)
-        return ident or element_id
-
-    compute._whatif = True
-    module.compute_and_register_element_id = compute
-
-
-_install()
+    # no stable id: Streamlit's id hashes the spec, and its Plotly element draws a figure once
+    # per id (it keeps the figure in component state), so a chart must get a new id when its
+    # figure changes (tests/browser/test_charts_follow_changes.py)
+    where.plotly_chart(fig, width="stretch", config=config)
