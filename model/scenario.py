@@ -491,11 +491,15 @@ class Scenario(BaseModel):
     @classmethod
     def _dtype_runs_here(cls, value, info):
         hw = info.data.get("hardware")
-        if value == "fp4" and hw is not None and not ({"fp4", "fp8"} & set(hw.peak_tflops)):
+        # FP4 weights run natively on Blackwell; elsewhere vLLM dequantises them in the GEMM
+        # (Marlin weight-only FP4, 16-bit math: a 0.10.1.1 log on an A100 80GB says "Your GPU
+        # does not have native support for FP4 computation ... Weight-only FP4 compression
+        # will be used leveraging the Marlin kernel"), which needs BF16 tensor cores (Ampere+)
+        if value == "fp4" and hw is not None and not ({"fp4", "fp8", "bf16"} & set(hw.peak_tflops)):
             raise ValueError(
-                f"{hw.name} cannot run fp4 weights (no FP4 or FP8 tensor cores: NVFP4/MXFP4 "
-                "need Blackwell, or Hopper's weight-only kernels); accepted here: "
-                "fp32, bf16, fp16, fp8, int8, int4"
+                f"{hw.name} cannot run fp4 weights (no FP4, FP8 or BF16 tensor cores: NVFP4/MXFP4 "
+                "need Blackwell's, or the weight-only kernels of Ampere and later); accepted "
+                "here: fp32, fp16, int8, int4"
             )
         return value
 

@@ -147,7 +147,7 @@ BAD = [
     ("prompt_tokens=0", "prompt_tokens"),
     ("output_tokens=-3", "output_tokens"),
     ("output_tokens=200000", "context"),
-    ("weights_dtype=fp4 hardware=a100-80gb", "fp4"),
+    ("weights_dtype=fp5", "weights_dtype"),
     ("weights_gb=0", "weights_gb"),
     ("capture_s_per_graph=-0.1", "capture_s_per_graph"),
     # issue 4's bad input: concurrency, loader, tier, item seconds, sleep level

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from numpy.testing import assert_allclose
 
-from model import codecs, engines
+from model import codecs, decode, engines
 from model.evaluate import evaluate
 from model.overrides import named_scenario
 from tests import published
@@ -215,7 +215,6 @@ def test_wake_is_a_fixed_part_plus_the_copy(scenario):
         ({"engine": "tgi"}, "engine"),
         ({"prompt_tokens": "0"}, "prompt_tokens"),
         ({"output_tokens": "200000"}, "output_tokens"),
-        ({"hardware": "a100-80gb", "weights_dtype": "fp4"}, "weights_dtype"),
     ],
 )
 def test_bad_engine_and_request_input_is_named(scenario, pairs, named):
@@ -224,6 +223,29 @@ def test_bad_engine_and_request_input_is_named(scenario, pairs, named):
     with pytest.raises(ScenarioError) as err:
         scenario(**pairs)
     assert named in str(err.value)
+
+
+V100_LIKE = """hardware:
+  name: V100-like
+  memory_gb: 32
+  hbm_bandwidth_tb_s: 0.9
+  peak_tflops: {fp16: 125, fp32: 15.7}
+  h2d_gb_s: 12
+  interconnect_gb_s: 150
+weights_dtype: fp4
+"""
+
+
+def test_fp4_weights_need_at_least_bf16_tensor_cores():
+    """vLLM runs MXFP4 weights weight-only on Ampere (a 0.10.1.1 log on an A100 80GB: "Weight-only
+    FP4 compression will be used leveraging the Marlin kernel"), in 16-bit math; a part without
+    FP4, FP8 or BF16 tensor cores is refused, by name."""
+    from model.errors import ScenarioError
+
+    a100 = codecs.from_yaml("hardware: a100-80gb\nweights_dtype: fp4\nmodel: gpt-oss-20b\n")
+    assert a100.weights_dtype == "fp4" and decode.peaks(a100.effective())[0] == "bf16"
+    with pytest.raises(ScenarioError, match="weights_dtype.*cannot run fp4"):
+        codecs.from_yaml(V100_LIKE)
 
 
 def test_an_engine_profile_out_of_range_is_refused():
