@@ -86,6 +86,12 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
     ):
         if row.get(key):
             pairs.append((key, row[key]))
+    # a sweep run in rising prompt length on one server with prefix caching: the cache held
+    # the shorter prompt that this one extends, so the prefill computed only the rest
+    cached = re.search(r"prefix_cached_tokens=(\d+)", row.get("extra", ""))
+    if cached and row.get("prompt_tokens"):
+        uncached = int(row["prompt_tokens"]) - int(cached.group(1))
+        pairs = [(k, str(uncached) if k == "prompt_tokens" else v) for k, v in pairs]
     version = row.get("engine_version", "")
     found = re.search(r"\d+\.\d+(?:\.\d+)?", version)  # "V0 0.6.4", "V1 ~0.9.2", "0.24.0"
     release = found.group(0) if found else None

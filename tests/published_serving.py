@@ -19,6 +19,7 @@ concurrency limit, or a concurrency of 64 or more); ``light load`` (the rest).
 from __future__ import annotations
 
 import csv
+import re
 from collections import OrderedDict
 from pathlib import Path
 from statistics import median
@@ -65,6 +66,15 @@ def load_class(row: dict) -> str:
     return "light load"
 
 
+def prefix_cached_tokens(row: dict) -> int:
+    """Prompt tokens the server's prefix cache already held when the run started (``notes``:
+    ``prefix_cached_tokens=N``): a sweep run in rising prompt length on one server, whose
+    random-dataset prompts of one seed extend each other. The Serving lens models no prefix
+    cache, so the run is compared with the prompt it had to prefill."""
+    found = re.search(r"prefix_cached_tokens=(\d+)", row["notes"])
+    return int(found.group(1)) if found else 0
+
+
 def scenario_of(row: dict, **extra):
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
@@ -75,7 +85,7 @@ def scenario_of(row: dict, **extra):
         ("model", row["model"]),
         ("gpus", row["gpus"]),
         ("weights_dtype", row["weights_dtype"]),
-        ("prompt_tokens", row["prompt_tokens"]),
+        ("prompt_tokens", str(int(row["prompt_tokens"]) - prefix_cached_tokens(row))),
         ("output_tokens", row["output_tokens"]),
         ("request_rate", rate),
         ("max_concurrency", conc or "none"),
