@@ -66,8 +66,8 @@ from model import cold_start as cold
 from model import decode, engines, launch
 from model.errors import ScenarioError
 from model.readers.measurements import COLD_ITEMS, Dataset
-from model.request import request_figures
-from model.scenario import CALIBRATED_KEYS, Scenario
+from model.request import batch_e2e_s, request_figures
+from model.scenario import CALIBRATED_KEYS, MAX_BATCH, Scenario
 from model.units import GB, MS
 
 GIB = 2**30
@@ -136,8 +136,45 @@ def _num(v) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
+#: the scenario's bounds on the prompt a measured point is placed at (model.scenario): a
+#: prefill is worked out chunk by chunk, so a TTFT or batch latency whose prompt is outside them
+#: is not placed (a crafted file's prompt of 10^12 tokens is refused, not computed). Decode
+#: points cost the same at any batch or context and keep the fit's own handling.
+PROMPT_LIMITS = {
+    "prompt_tokens": ("prompt length", 1, 10_000_000),
+    "output_tokens": ("output length", 1, 10_000_000),
+}
+
+
+def _out_of_range(p: Point) -> str | None:
+    """Why ``p``'s prompt is outside what a scenario accepts, or None."""
+    if p.quantity not in ("ttft_ms", "e2e_s"):
+        return None
+    for key, (what, low, top) in PROMPT_LIMITS.items():
+        v = p.cond.get(key)
+        if isinstance(v, int | float) and not low <= v <= top:
+            shown = f"{v:,}" if abs(v) < 1e15 else f"{v:.3g}"
+            return f"its {what} {shown} is outside what a scenario accepts ({low} to {top:,})"
+    if p.quantity == "e2e_s" and not 1 <= p.cond.get("batch", 1) <= MAX_BATCH:
+        return f"its batch is outside what a scenario accepts (1 to {MAX_BATCH:,})"
+    return None
+
+
 def points_of(ds: Dataset) -> tuple[list[Point], list[str]]:
     """The measured points a data set holds, and notes on what it holds that no fit uses."""
+    pts, notes = _points_of(ds)
+    kept = []
+    for p in pts:
+        why = _out_of_range(p)
+        if why:
+            notes.append(f"{p.dataset}: {p.label}: {why}: not placed")
+        else:
+            kept.append(p)
+    return kept, notes
+
+
+def _points_of(ds: Dataset) -> tuple[list[Point], list[str]]:
+    """:func:`points_of` before its conditions are checked against the scenario's bounds."""
     pts: list[Point] = []
     notes: list[str] = []
     name = ds.name
@@ -335,12 +372,12 @@ def model_values(s: Scenario, pts: list[Point]) -> np.ndarray:
             v = s.model_copy(
                 update={
                     "batch": c["batch"],
-                    "prompt_tokens": c["batch"] * c["prompt_tokens"],
+                    "prompt_tokens": c["prompt_tokens"],
                     "output_tokens": c["output_tokens"],
                     "context_tokens": c["context_tokens"],
                 }
             )
-            out[i] = request_figures(v)["e2e_s"]
+            out[i] = batch_e2e_s(v, c["batch"])
         elif q == "launch_saving_ms":
             out[i] = p.x * s.launch_us / 1000.0
         elif q.startswith("item") or q in ("compile_s", "capture_s", "read_gb_s", "load_s"):

@@ -55,6 +55,74 @@ def prefill_flops(tokens, start, active_params, layers, heads, head_dim, attende
     return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * np.asarray(attended, float)
 
 
+def batch_prefill_s(s: Scenario, prompts: int) -> tuple[float, int]:
+    """Prefill time of ``prompts`` prompts of ``s.prompt_tokens`` that arrive together, and the
+    number of engine steps it takes [s, steps].
+
+    vLLM's offline latency benchmark (``benchmark_latency.py``, ``vllm bench latency``) hands the
+    engine a whole batch at once: its ``prompts × prompt_tokens`` tokens are prefilled in steps of
+    ``max_num_batched_tokens``, each step reading the weights once, before the batch decodes
+    together. Each prompt attends only to itself, so a step's FLOPs are its tokens times one
+    prompt's per-token average (weight GEMMs plus that prompt's causal attention and KV
+    traffic, as :func:`request_figures` counts them chunk by chunk), not those of one prompt
+    ``prompts`` times as long. The steps are full but the last, so the time is worked out for
+    two step sizes: memory and time do not grow with the batch.
+
+    References
+    ----------
+    .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens"; vLLM ``benchmarks/
+       benchmark_latency.py`` (``llm.generate`` of ``batch_size`` prompts at once).
+    .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
+    """
+    s = s.effective()
+    m = s.model
+    p = int(s.prompt_tokens)
+    n = max(int(prompts), 1)
+    chunk = int(s.max_num_batched_tokens)
+    sizes = chunk_sizes(p, chunk)
+    starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
+    attended = float(memory.causal_attended(s, sizes, starts).sum()) / p  # per token
+    kv_tokens = float(memory.chunk_kv_tokens(s, sizes, starts).sum()) / p
+    total = n * p
+    full, rem = divmod(total, chunk)
+    steps = np.array([chunk, rem], dtype=float)[: 2 if rem else 1]
+    count = np.array([full, 1.0])[: len(steps)]
+    if full == 0:
+        steps, count = np.array([float(rem)]), np.array([1.0])
+    _, peak, bw = peaks(s)
+    flops = prefill_flops(
+        steps, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, steps * attended
+    )
+    kv_tok = memory.kv_bytes_per_token(s)
+    bytes_per_gpu = weights_read_bytes(s, steps) / s.gpus + steps * kv_tokens * kv_tok / (
+        memory.kv_shards_of(s)
+    )
+    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
+    t_gpu = np.maximum(t_cmp, t_mem) + allreduce_s(s, steps)
+    _, t_launch = launch_s(s, steps)
+    t_step = np.maximum(t_gpu, t_launch) + s.host_ms * MS
+    return float((count * t_step).sum()), int(count.sum())
+
+
+def batch_e2e_s(s: Scenario, prompts: int) -> float:
+    """End-to-end latency of ``prompts`` requests that arrive together and decode together, as
+    the offline latency benchmark measures it [s]: the front-end time, the batch's prefill
+    (:func:`batch_prefill_s`), then ``output_tokens − 1`` decode steps at a batch of
+    ``prompts`` (the decode step at the scenario's context).
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/benchmark_latency.py``: ``avg_latency`` is the wall time of one
+       ``llm.generate`` call on ``batch_size`` prompts of ``input_len`` tokens, ``output_len``
+       tokens each (ignore_eos).
+    """
+    s = s.effective()
+    prefill, _ = batch_prefill_s(s, prompts)
+    tpot = at_batch(s, int(prompts))["t_step_s"]
+    return s.frontend_ms * MS + prefill + (s.output_tokens - 1) * tpot
+
+
 def request_figures(s: Scenario) -> dict:
     """The ``request`` section of ``whatif eval --json`` (SPEC 4.0).
 

@@ -15,7 +15,7 @@ from model.cold_start import cold_start
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.readers.measurements import Dataset
-from model.request import request_figures
+from model.request import batch_e2e_s, request_figures
 
 BASE = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}
 BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
@@ -268,7 +268,7 @@ def test_latency_benchmark_runs_place_a_batch_and_calibrate_decode():
         v = truth.model_copy(
             update={
                 "batch": b,
-                "prompt_tokens": b * 128,
+                "prompt_tokens": 128,
                 "output_tokens": 128,
                 "context_tokens": 192,
             }
@@ -279,7 +279,7 @@ def test_latency_benchmark_runs_place_a_batch_and_calibrate_decode():
                 "batch_size": b,
                 "input_len": 128,
                 "output_len": 128,
-                "avg_latency_s": request_figures(v)["e2e_s"],
+                "avg_latency_s": batch_e2e_s(v, b),
             }
         )
     rows.append({"bench": "latency", "avg_latency_s": 1.0})  # no conditions: not placed
@@ -314,3 +314,16 @@ def test_a_weak_parameter_is_held_and_the_others_are_fitted_again_without_it():
         assert key not in cal.refused
         for held in cal.refused:
             assert f"{held} held at" in fit.note
+
+
+def test_a_crafted_latency_run_is_refused_by_name_not_computed():
+    # a pasted benchmark_latency run of a million prompts of 10^12 tokens: refused by name
+    from model.readers.importers import import_text
+
+    text = (
+        "python benchmarks/benchmark_latency.py --model x --batch-size 1000000 "
+        "--input-len 1000000000000 --output-len 10\nAvg latency: 1.5 seconds\n"
+    )
+    ds = import_text(text, "lat.txt")
+    with pytest.raises(ScenarioError, match="prompt length .* outside what a scenario accepts"):
+        calibrate(scenario(), [ds])

@@ -156,6 +156,36 @@ def test_prefill_of_a_dense_model_by_hand(scenario):
     assert_allclose(r["e2e_s"], (r["ttft_ms"] + 99 * r["tpot_ms"]) / 1e3)
 
 
+def test_a_batch_arriving_together_prefills_its_prompts_by_hand(scenario):
+    # ideal, one H100, BF16 Llama 3.1 8B: 16 prompts of 1,000 tokens arrive together (vLLM's
+    # offline latency benchmark). 16,000 tokens in 8,192-token steps: two steps, compute-bound;
+    # each prompt attends to itself only (not to one 16,000-token prompt)
+    from model.request import batch_e2e_s, batch_prefill_s
+
+    s = scenario(
+        engine="ideal",
+        model="llama-3.1-8b",
+        gpus=1,
+        weights_dtype="bf16",
+        prompt_tokens="1000",
+        output_tokens="50",
+    ).effective()
+    per_prompt = 2 * (8.03e9 - 128256 * 4096) * 1000 + 4 * 32 * 32 * 128 * 1000 * (1001 / 2)
+    t, steps = batch_prefill_s(s, 16)
+    assert steps == 2
+    assert_allclose(t, 16 * per_prompt / 989e12 + 2 * 0.5e-3)  # + one host step per step
+    # one prompt alone is the request lens's own prefill
+    r = evaluate(s)["request"]
+    assert_allclose(batch_prefill_s(s, 1)[0], r["prefill_ms"] / 1e3 + 0.5e-3)
+    # end to end: front end, the batch's prefill, then 49 decode steps at batch 16
+    step16 = decode.at_batch(s, 16)["t_step_s"]
+    assert_allclose(batch_e2e_s(s, 16), s.frontend_ms / 1e3 + t + 49 * step16)
+    # the work does not grow with the batch: 65,536 prompts of 10 million tokens in one call
+    big = s.model_copy(update={"prompt_tokens": 10_000_000})
+    t_big, n_big = batch_prefill_s(big, 65536)
+    assert n_big == -(-65536 * 10_000_000 // 8192) and t_big > 0
+
+
 def test_chunked_prefill_reads_the_weights_once_per_chunk(scenario):
     s = scenario(model="llama-3.1-8b", gpus=1, weights_dtype="bf16", prompt_tokens="20000")
     r = evaluate(s)["request"]
