@@ -108,3 +108,26 @@ def test_a_bad_upload_is_refused_by_name_and_the_page_keeps_working(page, app_ur
     load.first.click()
     wait_idle(page)
     wait_metrics(page, lambda m: m.get("Data sets") == "1")
+
+
+def test_a_crafted_latency_run_is_refused_by_name_beside_a_real_one(page, app_url):
+    # a benchmark_latency paste of a million prompts of 10^12 tokens beside a real run of 8 × 128:
+    # the crafted one is named and not placed (never computed), the real one is fitted
+    crafted = (
+        b"python benchmarks/benchmark_latency.py --model x --batch-size 1000000 "
+        b"--input-len 1000000000000 --output-len 10\nAvg latency: 1.5 seconds\n"
+    )
+    real = (
+        b"python benchmarks/benchmark_latency.py --model x --batch-size 8 "
+        b"--input-len 128 --output-len 128\nAvg latency: 1.2 seconds\n"
+    )
+    open_page(page, f"{app_url}/Measurements?{SCENARIO}")
+    _upload(page, [("crafted.txt", crafted), ("real.txt", real)])
+    wait_metrics(page, lambda m: m.get("Data sets") == "2")
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("outside what a scenario accepts").first.wait_for(timeout=WAIT_MS)
+    text = main.inner_text()
+    assert "crafted.txt" in text and "prompt length" in text, text
+    assert metrics(page)["Points"] == "1"
+    assert "Traceback" not in page.content()
+    assert_no_exception(page)
