@@ -55,6 +55,39 @@ def prefill_flops(tokens, start, active_params, layers, heads, head_dim, attende
     return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * np.asarray(attended, float)
 
 
+def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarray]:
+    """The GPU work of prefill steps of ``sizes`` tokens: FLOPs, bytes per GPU and the time
+    terms, each an array over the steps. ``attended`` is Σ over a step's tokens of the KV tokens
+    each attends to, ``kv_tokens`` the KV tokens the step reads and writes [tokens]. A step is
+    ``max(t_compute, t_memory) + t_comm`` at the engine's prefill efficiency, with its launches
+    overlapped (they count only when they exceed it): ``t_step``.
+
+    References
+    ----------
+    .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens".
+    """
+    m = s.model
+    _, peak, bw = peaks(s)
+    w_bytes = weights_read_bytes(s, sizes)
+    kv_bytes = kv_tokens * memory.kv_bytes_per_token(s)
+    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
+    flops = prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
+    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
+    t_comm = allreduce_s(s, sizes)
+    _, t_launch = launch_s(s, sizes)
+    t_step = np.maximum(np.maximum(t_cmp, t_mem) + t_comm, t_launch)
+    return {
+        "flops": flops,
+        "bytes_per_gpu": bytes_per_gpu,
+        "t_compute": t_cmp,
+        "t_memory": t_mem,
+        "t_comm": t_comm,
+        "t_launch": t_launch,
+        "t_step": t_step,
+    }
+
+
 def batch_prefill_s(s: Scenario, prompts: int) -> tuple[float, int]:
     """Prefill time of ``prompts`` prompts of ``s.prompt_tokens`` that arrive together, and the
     number of engine steps it takes [s, steps].
@@ -75,34 +108,19 @@ def batch_prefill_s(s: Scenario, prompts: int) -> tuple[float, int]:
     .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
     """
     s = s.effective()
-    m = s.model
     p = int(s.prompt_tokens)
-    n = max(int(prompts), 1)
     chunk = int(s.max_num_batched_tokens)
     sizes = chunk_sizes(p, chunk)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
     attended = float(memory.causal_attended(s, sizes, starts).sum()) / p  # per token
     kv_tokens = float(memory.chunk_kv_tokens(s, sizes, starts).sum()) / p
-    total = n * p
-    full, rem = divmod(total, chunk)
-    steps = np.array([chunk, rem], dtype=float)[: 2 if rem else 1]
-    count = np.array([full, 1.0])[: len(steps)]
-    if full == 0:
-        steps, count = np.array([float(rem)]), np.array([1.0])
-    _, peak, bw = peaks(s)
-    flops = prefill_flops(
-        steps, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, steps * attended
-    )
-    kv_tok = memory.kv_bytes_per_token(s)
-    bytes_per_gpu = weights_read_bytes(s, steps) / s.gpus + steps * kv_tokens * kv_tok / (
-        memory.kv_shards_of(s)
-    )
-    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
-    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
-    t_gpu = np.maximum(t_cmp, t_mem) + allreduce_s(s, steps)
-    _, t_launch = launch_s(s, steps)
-    t_step = np.maximum(t_gpu, t_launch) + s.host_ms * MS
-    return float((count * t_step).sum()), int(count.sum())
+    full, rem = divmod(max(int(prompts), 1) * p, chunk)
+    # (tokens, how many such steps): full steps of `chunk` tokens, then the rest
+    kinds = [(x, c) for x, c in ((chunk, full), (rem, 1)) if x and c]
+    steps = np.array([float(x) for x, _ in kinds])
+    count = np.array([float(c) for _, c in kinds])
+    t_step = prefill_steps(s, steps, steps * attended, steps * kv_tokens)["t_step"]
+    return float((count * (t_step + s.host_ms * MS)).sum()), int(count.sum())
 
 
 def batch_e2e_s(s: Scenario, prompts: int) -> float:
@@ -141,33 +159,20 @@ def request_figures(s: Scenario) -> dict:
     .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
     """
     s = s.effective()
-    m = s.model
     sizes = chunk_sizes(s.prompt_tokens, s.max_num_batched_tokens)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
-    _, peak, bw = peaks(s)
-
-    w_bytes = weights_read_bytes(s, sizes)
-    kv_tok = memory.kv_bytes_per_token(s)
     # earlier chunks' KV read (at most the window on sliding-window layers), this chunk's written
-    kv_bytes = memory.chunk_kv_tokens(s, sizes, starts) * kv_tok
-    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
-    flops = prefill_flops(
+    work = prefill_steps(
+        s,
         sizes,
-        starts,
-        matmul_params(s),
-        m.layers,
-        m.heads,
-        m.head_dim,
         memory.causal_attended(s, sizes, starts),
+        memory.chunk_kv_tokens(s, sizes, starts),
     )
-
-    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
-    t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
-    t_comm = allreduce_s(s, sizes)
-    t_gpu = np.maximum(t_cmp, t_mem) + t_comm
-    _, t_launch = launch_s(s, sizes)
-    t_chunk = np.maximum(t_gpu, t_launch)
-    prefill_s = float(t_chunk.sum())
+    flops, bytes_per_gpu = work["flops"], work["bytes_per_gpu"]
+    t_cmp, t_mem, t_comm, t_launch = (
+        work[k] for k in ("t_compute", "t_memory", "t_comm", "t_launch")
+    )
+    prefill_s = float(work["t_step"].sum())
     host_s = len(sizes) * s.host_ms * MS
     frontend_s = s.frontend_ms * MS
     ttft_s = frontend_s + prefill_s + host_s

@@ -72,6 +72,15 @@ def rows() -> list[dict]:
         return list(csv.DictReader(f))
 
 
+def prefix_cached_tokens(text: str) -> int:
+    """``prefix_cached_tokens=N`` in a row's text (``extra`` here, ``notes`` in the serving
+    table): prompt tokens the server's prefix cache already held, since a sweep run in rising
+    prompt length on one server sends random-dataset prompts of one seed that extend each other;
+    0 when the row does not say so."""
+    found = re.search(r"prefix_cached_tokens=(\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
 def facts(row: dict) -> list[tuple[str, str]] | None:
     """The row's facts as scenario pairs, or None when the explorer has no preset for them."""
     if row["gpu"] not in hardware_presets() or row["model"] not in model_presets():
@@ -89,9 +98,9 @@ def facts(row: dict) -> list[tuple[str, str]] | None:
             pairs.append((key, row[key]))
     # a sweep run in rising prompt length on one server with prefix caching: the cache held
     # the shorter prompt that this one extends, so the prefill computed only the rest
-    cached = re.search(r"prefix_cached_tokens=(\d+)", row.get("extra", ""))
+    cached = prefix_cached_tokens(row.get("extra", ""))
     if cached and row.get("prompt_tokens"):
-        uncached = int(row["prompt_tokens"]) - int(cached.group(1))
+        uncached = int(row["prompt_tokens"]) - cached
         pairs = [(k, str(uncached) if k == "prompt_tokens" else v) for k, v in pairs]
     version = row.get("engine_version", "")
     found = re.search(r"\d+\.\d+(?:\.\d+)?", version)  # "V0 0.6.4", "V1 ~0.9.2", "0.24.0"

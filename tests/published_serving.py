@@ -19,13 +19,13 @@ concurrency limit, or a concurrency of 64 or more); ``light load`` (the rest).
 from __future__ import annotations
 
 import csv
-import re
 from collections import OrderedDict
 from pathlib import Path
 from statistics import median
 
 from model import serving
 from model.overrides import resolve
+from tests.published import prefix_cached_tokens
 
 TABLE = Path(__file__).parent / "data" / "published_serving.csv"
 HELD_OUT = ("nim180", "mushfiq", "inferencex1061", "tt356")
@@ -66,15 +66,6 @@ def load_class(row: dict) -> str:
     return "light load"
 
 
-def prefix_cached_tokens(row: dict) -> int:
-    """Prompt tokens the server's prefix cache already held when the run started (``notes``:
-    ``prefix_cached_tokens=N``): a sweep run in rising prompt length on one server, whose
-    random-dataset prompts of one seed extend each other. The Serving lens models no prefix
-    cache, so the run is compared with the prompt it had to prefill."""
-    found = re.search(r"prefix_cached_tokens=(\d+)", row["notes"])
-    return int(found.group(1)) if found else 0
-
-
 def scenario_of(row: dict, **extra):
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
@@ -85,7 +76,8 @@ def scenario_of(row: dict, **extra):
         ("model", row["model"]),
         ("gpus", row["gpus"]),
         ("weights_dtype", row["weights_dtype"]),
-        ("prompt_tokens", str(int(row["prompt_tokens"]) - prefix_cached_tokens(row))),
+        # the Serving lens models no prefix cache: the prompt the run had to prefill
+        ("prompt_tokens", str(int(row["prompt_tokens"]) - prefix_cached_tokens(row["notes"]))),
         ("output_tokens", row["output_tokens"]),
         ("request_rate", rate),
         ("max_concurrency", conc or "none"),

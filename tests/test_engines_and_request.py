@@ -134,16 +134,21 @@ def test_flops_leave_out_the_untied_input_embedding(scenario):
     assert_allclose(t["decode"]["t_compute_ms"], 2 * 1.24e9 * 64 / 989e12 * 1e3)
 
 
-def test_prefill_of_a_dense_model_by_hand(scenario):
-    # ideal, one H100, BF16 Llama 3.1 8B, 2,000 prompt tokens (one chunk): compute-bound
-    s = scenario(
+def _ideal_8b(scenario, prompt_tokens: str, output_tokens: str):
+    """Ideal physics, one H100, BF16 Llama 3.1 8B: the by-hand prefill cases."""
+    return scenario(
         engine="ideal",
         model="llama-3.1-8b",
         gpus=1,
         weights_dtype="bf16",
-        prompt_tokens="2000",
-        output_tokens="100",
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
     )
+
+
+def test_prefill_of_a_dense_model_by_hand(scenario):
+    # ideal, one H100, BF16 Llama 3.1 8B, 2,000 prompt tokens (one chunk): compute-bound
+    s = _ideal_8b(scenario, "2000", "100")
     r = evaluate(s)["request"]
     # the untied input table (128,256 × 4,096) is a lookup: only layers and head multiply
     flops = 2 * (8.03e9 - 128256 * 4096) * 2000 + 4 * 32 * 32 * 128 * 2000 * (2001 / 2)
@@ -162,14 +167,7 @@ def test_a_batch_arriving_together_prefills_its_prompts_by_hand(scenario):
     # each prompt attends to itself only (not to one 16,000-token prompt)
     from model.request import batch_e2e_s, batch_prefill_s
 
-    s = scenario(
-        engine="ideal",
-        model="llama-3.1-8b",
-        gpus=1,
-        weights_dtype="bf16",
-        prompt_tokens="1000",
-        output_tokens="50",
-    ).effective()
+    s = _ideal_8b(scenario, "1000", "50").effective()
     per_prompt = 2 * (8.03e9 - 128256 * 4096) * 1000 + 4 * 32 * 32 * 128 * 1000 * (1001 / 2)
     t, steps = batch_prefill_s(s, 16)
     assert steps == 2
