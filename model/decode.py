@@ -124,6 +124,37 @@ def mla_overhead_s(s: Scenario, tokens) -> np.ndarray:
     return np.full_like(t, s.model.layers * s.engine_figures.mla_us_per_layer * US)
 
 
+#: GEMMs a decode step runs per layer outside a fused-MoE kernel: QKV, output, gate-up and down
+#: projections in a dense layer; the attention's input and output projections in a layer whose
+#: feed-forward is the experts' kernel (its fixed time is ``moe_us_per_layer``)
+GEMMS_PER_DENSE_LAYER = 4
+GEMMS_PER_MOE_LAYER = 2
+
+
+def gemm_floor_s(s: Scenario, tokens) -> np.ndarray:
+    """Fixed time the step's GEMMs take on this GPU beyond their bytes, over the H100 SXM's [s]:
+    ``layers × GEMMs per layer × gpu_gemm_us`` (:func:`model.engines.gemm_extra_us`; 0 on the
+    GPUs the profile's efficiencies were derived on). A one-token GEMM on an MI300X has a floor
+    of ~10 µs where an H100's is ~3 µs, so at TP8, where a 70B layer's GEMMs are 8-29 MB each, the
+    floors outweigh the bytes.
+
+    References
+    ----------
+    .. [1] https://github.com/ROCm/aiter/pull/1092 - MI300X, Llama-70B TP8's QKV GEMM (m = 1-64,
+       n = 1280, k = 8192, FP8, 10.5 MB) in 10.7-10.8 µs with pre-shuffled weights: 6.6 µs beyond
+       its bytes at the profile's MI300X FP8 rate (0.55 × 0.87 × 5.3 TB/s).
+    .. [2] https://github.com/ai-dynamo/aiconfigurator (systems/data/h100_sxm/gemm/vllm/0.24.0/
+       gemm_perf.parquet): one-token BF16 GEMMs on an H100 fit 3.1 µs + bytes / (0.86 × HBM).
+    """
+    s = s.effective()
+    t = np.asarray(tokens, dtype=float)
+    extra = engines.gemm_extra_us(s.engine_figures, s.hardware.id)
+    if not extra:
+        return np.zeros_like(t)
+    per_layer = GEMMS_PER_MOE_LAYER if s.model.experts else GEMMS_PER_DENSE_LAYER
+    return np.full_like(t, s.model.layers * per_layer * extra * US)
+
+
 def moe_bw_efficiency(s: Scenario) -> float | None:
     """The share of HBM bandwidth the expert GEMMs reach (the profile's, times the GPU's
     :func:`model.engines.bw_share`), or None where they read as dense weights (a dense model, a
@@ -212,7 +243,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 
     launches, t_launch = launch_s(s, b)
     t_host = s.host_ms * MS + b * s.host_us_per_seq * US
-    t_fixed = moe_overhead_s(s, b) + mla_overhead_s(s, b)
+    t_fixed = moe_overhead_s(s, b) + mla_overhead_s(s, b) + gemm_floor_s(s, b)
     t_host = t_host + t_fixed
     t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)

@@ -109,6 +109,14 @@ class EngineFigures(BaseModel):
         description="bandwidth share a GPU's kernels reach relative to the H100 SXM the "
         "bandwidth efficiencies were derived on, by hardware preset id (absent: 1)",
     )
+    gpu_gemm_us: dict[
+        Annotated[str, Field(max_length=40)], Annotated[float, Field(ge=0, le=1000)]
+    ] = Field(
+        default_factory=dict,
+        description="fixed time a GPU's one-token GEMM takes beyond its bytes at the profile's "
+        "rate, over the H100 SXM's the efficiencies were derived on, by hardware preset id [µs] "
+        "(absent: 0)",
+    )
     flops_efficiency: float = Field(ge=0.001, le=1)
     prefill_efficiency: float = Field(ge=0.001, le=1)
     host_ms: float = Field(ge=0, le=1000)
@@ -223,6 +231,8 @@ class EngineFigures(BaseModel):
         missing += [f"dtype_efficiency.{d}" for d in self.dtype_efficiency]
         if self.gpu_bw_share:
             missing.append("gpu_bw_share")
+        if self.gpu_gemm_us:
+            missing.append("gpu_gemm_us")
         missing += [f"ranges.{k}" for k in self.ranges]
         if self.eager_startup is not None:
             missing.append("eager_startup")
@@ -264,6 +274,13 @@ def bw_share(fig: EngineFigures, hardware_id: str) -> float:
     derived (presets/engines-EVIDENCE.md, "Bandwidth share per GPU"; ``tools/fit_gpu_bw.py``
     measures it on aiconfigurator's GEMM tables). 1 for a GPU without a measurement."""
     return fig.gpu_bw_share.get(hardware_id, 1.0)
+
+
+def gemm_extra_us(fig: EngineFigures, hardware_id: str) -> float:
+    """The fixed time one GEMM of a decode step takes on a GPU beyond its bytes at the profile's
+    rate, over the H100 SXM's, whose small-GEMM floors the profile's efficiencies already hold
+    (presets/engines-EVIDENCE.md, "Revision 2026.12.3") [µs]. 0 for a GPU without a measurement."""
+    return fig.gpu_gemm_us.get(hardware_id, 0.0)
 
 
 def _left_at_default(key: str, fig: EngineFigures) -> bool:

@@ -66,7 +66,8 @@ def evaluate(
             "t_gpu_ms": float(one["t_gpu_s"]) / MS,
             "t_launch_ms": float(one["t_launch_s"]) / MS,
             "t_host_ms": float(one["t_host_s"]) / MS,
-            # the part of t_host that is fixed GPU work per layer (MoE routing, MLA kernels)
+            # the part of t_host that is fixed GPU work per layer (MoE routing, MLA kernels,
+            # GEMM floors beyond the H100's)
             "t_layer_fixed_ms": float(one["t_layer_fixed_s"]) / MS,
             "t_step_ms": t_step / MS,
             "tokens_per_s": float(one["tokens_per_s"]),

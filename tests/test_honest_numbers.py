@@ -52,7 +52,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12.2")
+    assert engines.normalise("vllm").endswith("@2026.12.3")
 
 
 @pytest.mark.parametrize(
@@ -60,14 +60,14 @@ def test_capture_per_graph_by_release_band(scenario):
     [
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
-        ("0.11.2", None, "vllm@2026.12.2"),
-        ("0.24.0", "V1", "vllm@2026.12.2"),
-        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.2"),
-        ("0.9.2", "V0", "vllm-v0@2026.12.2"),
-        (None, "V0", "vllm-v0@2026.12.2"),
+        ("0.11.2", None, "vllm@2026.12.3"),
+        ("0.24.0", "V1", "vllm@2026.12.3"),
+        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.3"),
+        ("0.9.2", "V0", "vllm-v0@2026.12.3"),
+        (None, "V0", "vllm-v0@2026.12.3"),
         ("0.2.7", "V0", "vllm-v0@0.4"),
         ("0.4.1", None, "vllm-v0@0.4"),
-        ("0.5.3.post1", None, "vllm-v0@2026.12.2"),
+        ("0.5.3.post1", None, "vllm-v0@2026.12.3"),
         ("0.7.3", None, "vllm-v0@0.7"),
         ("v0.7.4.dev181+gf35f8e22", "V0", "vllm-v0@0.7"),
         (None, None, None),
@@ -546,7 +546,7 @@ def test_the_step_split_names_the_fixed_work_per_layer_apart_from_the_host(scena
     moe = float(decode.moe_overhead_s(scenario(model="deepseek-r1", gpus=8), [8])[0])
     assert r1["t_layer_fixed_ms"] == pytest.approx((moe + 61 * 97e-6) * 1e3)
     assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0)  # vLLM's host work
-    assert "fixed work per layer (MoE routing, MLA kernels)" in _host(r1)
+    assert "fixed work per layer (MoE routing, MLA kernels, GEMM floors)" in _host(r1)
     dense = evaluate(scenario(model="llama-3.1-8b", gpus=1))["decode"]
     assert dense["t_layer_fixed_ms"] == 0 and _host(dense) == f"host {dense['t_host_ms']:.3f} ms"
 
@@ -627,13 +627,37 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
         assert len(set(profile.versions)) == len(profile.versions)
     for ident in ("vllm", "vllm-v0", "sglang"):
         versions = engines.engine_profiles()[ident].versions
-        assert {"2026.12.2", "2026.12.1", "2026.12", "2026.11"} <= set(versions)
+        assert {"2026.12.3", "2026.12.2", "2026.12.1", "2026.12", "2026.11"} <= set(versions)
     # 2026.12.1 (engines-previous-2026.12.1.yaml) gave the MI300X the H100's share
     mi = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "mi300x", "weights_dtype": "bf16"}
     assert scenario(engine="vllm@2026.12.1", **mi).effective().bw_efficiency == 0.80
     assert scenario(engine="sglang@2026.12.1", **mi).effective().bw_efficiency == 0.80
     pinned = scenario(engine="vllm@2026.12.1", **{**mi, "hardware": "h200"})
     assert_allclose(pinned.effective().bw_efficiency, 0.80 * 0.95)  # its own share kept
+
+
+def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
+    """An MI300X's one-token GEMM takes ~10.7 µs where its bytes at the profile's rate take 4.1
+    (ROCm/aiter PR 1092: Llama-70B TP8's QKV GEMM, FP8, 10.5 MB): 6.6 µs more per GEMM than the
+    H100 floor the profile's efficiencies hold. Four GEMMs a dense layer, two a MoE layer."""
+    kw = {"model": "llama-3.1-70b", "gpus": 8, "weights_dtype": "fp8", "batch": 1}
+    mi = scenario(hardware="mi300x", **kw).effective()
+    # by hand: 80 layers x 4 GEMMs x 6.6 µs = 2.112 ms a step, whatever the batch
+    assert_allclose(decode.gemm_floor_s(mi, [1, 64]), [2.112e-3, 2.112e-3])
+    one = evaluate(mi)["decode"]
+    assert_allclose(one["t_layer_fixed_ms"], 2.112)
+    # 10.5 MB at 0.55 x 0.87 x 5.3 TB/s is the 4.1 µs the floor is counted beyond
+    assert_allclose(10.49e6 / (0.55 * 0.87 * 5.3e12) * 1e6, 4.1, atol=0.05)
+    # a MoE layer's feed-forward is the experts' kernel: its attention's two GEMMs pay it
+    moe = scenario(hardware="mi300x", model="gpt-oss-120b", gpus=1, weights_dtype="fp4")
+    assert_allclose(decode.gemm_floor_s(moe.effective(), 1), 36 * 2 * 6.6e-6)
+    # the GPUs the efficiencies were derived on, and a GPU without a measurement, pay nothing
+    for hw in ("h100-sxm", "h200", "rtx-4090"):
+        assert decode.gemm_floor_s(scenario(hardware=hw, **kw).effective(), 1) == 0
+    # a link pinned to 2026.12.2 (engines-previous-2026.12.2.yaml) keeps the step it had
+    old = scenario(engine="vllm@2026.12.2", hardware="mi300x", **kw)
+    assert decode.gemm_floor_s(old.effective(), 1) == 0
+    assert_allclose(evaluate(old)["decode"]["t_step_ms"] + 2.112, one["t_step_ms"], rtol=1e-9)
 
 
 def test_the_a100_takes_vllms_small_batch_defaults(scenario):

@@ -286,8 +286,8 @@ def step_composition_figure(
     ]
     fixed = sw["t_layer_fixed_s"]
     parts.append(("host", sw["t_host_s"] - fixed, COLORS["host"], PATTERNS[4]))
-    if np.any(fixed > 0):  # MoE routing and MLA's small kernels: counted beside the host work
-        parts.append(("fixed work per layer (MoE, MLA)", fixed, GREY, PATTERNS[5]))
+    if np.any(fixed > 0):  # MoE routing, MLA's small kernels, GEMM floors: beside the host work
+        parts.append(("fixed work per layer (MoE, MLA, GEMM floors)", fixed, GREY, PATTERNS[5]))
     # a fill pattern per part beside its colour (the legend swatches carry it too)
     data = [
         {

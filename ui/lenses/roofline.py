@@ -26,13 +26,14 @@ def _step_help(v: View) -> str:
 
 def _host(dec: dict) -> str:
     """The host term, with the fixed GPU work per layer it holds named apart where there is
-    some (a mixture-of-experts layer's routing, a latent-attention layer's small kernels)."""
+    some (a mixture-of-experts layer's routing, a latent-attention layer's small kernels, the
+    GEMM floors of a GPU slower to start a kernel than the H100)."""
     fixed = dec.get("t_layer_fixed_ms", 0.0)
     if fixed <= 0:
         return f"host {dec['t_host_ms']:.3f} ms"
     return (
         f"host {dec['t_host_ms'] - fixed:.3f} ms + fixed work per layer (MoE routing, MLA "
-        f"kernels) {fixed:.3f} ms"
+        f"kernels, GEMM floors) {fixed:.3f} ms"
     )
 
 
