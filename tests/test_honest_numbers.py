@@ -654,6 +654,11 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     # the GPUs the efficiencies were derived on, and a GPU without a measurement, pay nothing
     for hw in ("h100-sxm", "h200", "rtx-4090"):
         assert decode.gemm_floor_s(scenario(hardware=hw, **kw).effective(), 1) == 0
+    # the lens's assumption line says so, and only where it applies
+    from ui.layout import assumptions
+
+    assert "6.6 µs more per GEMM than an H100" in assumptions(mi)
+    assert "per GEMM" not in assumptions(scenario(hardware="h100-sxm", **kw))
     # a link pinned to 2026.12.2 (engines-previous-2026.12.2.yaml) keeps the step it had
     old = scenario(engine="vllm@2026.12.2", hardware="mi300x", **kw)
     assert decode.gemm_floor_s(old.effective(), 1) == 0

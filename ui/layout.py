@@ -5,7 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from model.engines import DEFAULT_ENGINE, ENGINE_KNOBS, bw_share, engine_profiles
+from model.engines import (
+    DEFAULT_ENGINE,
+    ENGINE_KNOBS,
+    bw_share,
+    engine_profiles,
+    gemm_extra_us,
+)
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 from ui import export, state
@@ -148,6 +154,9 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
                 f"{s.bw_efficiency:.0%} of HBM bandwidth{on_gpu}, {s.flops_efficiency:.0%} of peak "
                 f"FLOPS in decode and {s.prefill_efficiency:.0%} in prefill"
             ).replace("%", " %")
+        gemm = gemm_extra_us(s.engine_figures, s.hardware.id)
+        if gemm:  # a GPU slower than the H100 to start a kernel (presets/engines-EVIDENCE.md)
+            peaks += f", {gemm:g} µs more per GEMM than an H100 (its kernels' floor)"
         items = [
             peaks,
             host,
