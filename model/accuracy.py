@@ -32,6 +32,15 @@ class Split(BaseModel):
     fitted: int = Field(0, ge=0, description="measurements a profile number was fitted on")
     ranged: int = Field(0, ge=0)
     in_range_pct: float | None = Field(None, ge=0, le=100)
+    in_view: int = Field(
+        0,
+        ge=0,
+        description="held-out measurements whose errors were in view when a later profile "
+        "number was chosen (not fitted on, but not blind either)",
+    )
+    blind_median_pct: float | None = Field(
+        None, ge=0, description="median error of the held-out measurements no choice saw"
+    )
 
 
 class Category(BaseModel):
@@ -93,6 +102,11 @@ def rows(categories=None) -> list[dict]:
             row[f"{label}: median error [%]"] = sp.median_pct
             row[f"{label}: worst [%]"] = sp.worst_pct
             row[f"{label}: inside range [%]"] = sp.in_range_pct
+        held = cat.held_out
+        row["held out: in view of a later change"] = held.in_view
+        row["held out, blind: median error [%]"] = (
+            held.blind_median_pct if held.in_view else held.median_pct
+        )
         row["fitted on"] = cat.in_sample.fitted
         out.append(row)
     return out

@@ -34,6 +34,31 @@ def test_every_row_states_how_it_was_used():
     assert len(held) >= 15
 
 
+def test_held_out_rows_a_later_choice_saw_are_counted_apart():
+    """A held-out row whose error was in view when a later profile number was chosen
+    (``in_view_of=`` in ``extra``) is not fitted on but not blind either: the panel counts
+    them and gives the median of the others, by hand here."""
+
+    def rec(err, in_view=False):
+        return {"error": err, "split": "held_out", "in_range": None, "in_view": in_view,
+                "category": "decode step", "family": None}  # fmt: skip
+
+    recs = [rec(0.1), rec(0.2), rec(0.3), rec(0.5, True), rec(0.9, True)]
+    held = published.accuracy(recs)["categories"]["decode step"]["held_out"]
+    assert (held["n"], held["median_pct"], held["in_view"]) == (5, 30.0, 2)
+    assert held["blind_median_pct"] == 20.0  # 0.1, 0.2, 0.3
+    tagged = [r for r in published.rows() if "in_view_of=" in r["extra"]]
+    assert tagged and all(r["split"] == "held_out" for r in tagged)
+    acc = accuracy.accuracy()
+    assert acc.categories["decode step: AMD MI300X"].held_out.in_view == len(tagged)
+    row = next(r for r in accuracy.rows(["decode step"]))
+    assert row["held out: in view of a later change"] == len(tagged)
+    assert (
+        row["held out, blind: median error [%]"]
+        == acc.categories["decode step"].held_out.blind_median_pct
+    )
+
+
 def test_held_out_figures_stand_beside_the_in_sample_ones():
     acc = accuracy.accuracy()
     for cat in ("decode step", "start-up", "serving, light load"):

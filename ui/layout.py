@@ -244,9 +244,12 @@ def accuracy_panel(lens: str | None = None, expanded_note: bool = False) -> None
         "The engine profiles' defaults (vLLM unless named) against published measurements of "
         "real servers, each with its source (tests/data in the repository). In-sample: the "
         "measurements the profiles were fitted on or chosen with in view ('fitted on' counts "
-        "the first). Held out: measurements added after the profiles were fixed, used by "
-        "nothing; trust these more. 'Inside range' is the share of start-up measurements "
-        "inside the range the pages draw. Ideal physics is further off: an upper bound."
+        "the first). Held out: measurements added after the profiles were fixed, fitted on by "
+        "nothing; 'in view of a later change' counts those whose errors had been seen when a "
+        "later profile number was chosen (from another source, but not blind), and the blind "
+        "median leaves them out: trust that one most. 'Inside range' is the share of start-up "
+        "measurements inside the range the pages draw. Ideal physics is further off: an upper "
+        "bound."
     )
     if not rows:
         st.caption("No published measurements of these figures yet.")
