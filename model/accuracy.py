@@ -87,7 +87,7 @@ def accuracy() -> Accuracy:
 
 
 def rows(categories=None) -> list[dict]:
-    """One row per category (all, or those named), in-sample and held-out side by side."""
+    """One row per category (all, or those named), held-out and in-sample side by side."""
     acc = accuracy()
     names = list(acc.categories) if categories is None else list(categories)
     out = []
@@ -95,19 +95,25 @@ def rows(categories=None) -> list[dict]:
         cat = acc.categories.get(name)
         if cat is None:
             continue
-        row = {"figures": name}
-        for split, label in (("in_sample", "in-sample"), ("held_out", "held out")):
-            sp = getattr(cat, split)
-            row[f"{label}: n"] = sp.n
-            row[f"{label}: median error [%]"] = sp.median_pct
-            row[f"{label}: worst [%]"] = sp.worst_pct
-            row[f"{label}: inside range [%]"] = sp.in_range_pct
+        # the held-out figures first (the ones to trust), the blind median beside them
         held = cat.held_out
-        row["held out: in view of a later change"] = held.in_view
-        row["held out, blind: median error [%]"] = (
-            held.blind_median_pct if held.in_view else held.median_pct
-        )
-        row["fitted on"] = cat.in_sample.fitted
+        row = {
+            "figures": name,
+            "held out: n": held.n,
+            "held out: median error [%]": held.median_pct,
+            "held out, blind: median error [%]": (
+                held.blind_median_pct if held.in_view else held.median_pct
+            ),
+            "held out: in view of a later change": held.in_view,
+            "held out: worst [%]": held.worst_pct,
+            "held out: inside range [%]": held.in_range_pct,
+        }
+        sp = cat.in_sample
+        row["in-sample: n"] = sp.n
+        row["in-sample: median error [%]"] = sp.median_pct
+        row["in-sample: worst [%]"] = sp.worst_pct
+        row["in-sample: inside range [%]"] = sp.in_range_pct
+        row["fitted on"] = sp.fitted
         out.append(row)
     return out
 
