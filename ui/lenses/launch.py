@@ -325,8 +325,8 @@ LAUNCH = Lens(
         "capture-ranges": _capture_ranges,
         "timeline": "Each bar on a CPU lane is one launch (τ), on a GPU lane one kernel (eager) or "
         "one replay (graph); the GPU's work is split evenly over the kernels (for a mixture of "
-        "experts or latent attention it includes the fixed work per layer: routing and the small "
-        "MLA kernels). White gaps in a GPU lane are the bubbles where the GPU waits for the CPU. "
+        "experts, latent attention or an MI300X it includes the fixed work per layer: routing, "
+        "the small MLA kernels, the GEMM floors). White gaps in a GPU lane are the bubbles where the GPU waits for the CPU. "
         "The faint band spans a lane whose kernels are too short to draw one by one; the right "
         "chart zooms on the first launches.",
         "same-tax": lambda v: (
