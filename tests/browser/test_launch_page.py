@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from model.engines import normalise
 from ui.text import step_ms
 
@@ -44,6 +46,16 @@ def test_qa_share_link_reopens_the_view_and_matches_the_cli(page, app_url):
     for tab, charts_in_tab in (("Quantised models gain more", 1), ("Capture buckets", 1)):
         open_view(page, tab)
         charts.first.wait_for(state="visible", timeout=WAIT_MS)
+        # the run may not have started when the status is first read: the last view's stale
+        # charts leave when it ends, so wait for the count (the assertion below says which)
+        try:
+            page.wait_for_function(
+                "n => document.querySelectorAll('[data-testid=\"stPlotlyChart\"]').length === n",
+                arg=charts_in_tab,
+                timeout=WAIT_MS,
+            )
+        except PlaywrightTimeout:
+            pass
         wait_idle(page)
         assert charts.count() == charts_in_tab, tab
     open_view(page, "The ten knobs")
