@@ -564,6 +564,55 @@ def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch
 
 
 @pytest.mark.parametrize(
+    ("page", "key", "value", "field"),
+    [
+        ("pages/1_Roofline.py", "w_batch", 8, "batch"),
+        ("app.py", "w_gpus", 2, "gpus"),
+        ("pages/7_Serving.py", "w_context_tokens", 4096, "context_tokens"),
+    ],
+)
+def test_a_widget_change_sends_the_link_after_the_headline(monkeypatch, page, key, value, field):
+    # issue 22: the link a callback writes is sent after the headline figures (one browser
+    # re-render less before them), and the run reads it as the URL meanwhile
+    from streamlit.runtime.state.query_params import QueryParams
+
+    from ui import sidebar
+
+    at = open_page(page, scenario="seed-3b-4090")
+    events = []
+    send = QueryParams._send_query_param_msg
+
+    def sent(self):
+        events.append(("link", dict(self._query_params).get(field)))
+        return send(self)
+
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg", sent)
+    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("headline sent",)))
+    at.number_input(key=key).set_value(value).run()
+    assert not at.exception
+    assert events == [("headline sent",), ("link", str(value))]
+    assert at.query_params[field] in (str(value), [str(value)])
+    assert at.query_params["scenario"] in ("seed-3b-4090", ["seed-3b-4090"])
+    # the next run reads the URL again: nothing is held back
+    at.run()
+    assert at.query_params[field] in (str(value), [str(value)])
+    assert "_whatif_url_pending" not in at.session_state
+
+
+def test_a_link_written_by_the_page_itself_is_sent_at_once():
+    # not a callback: a tab named on a page without tabs is dropped from the URL in the run
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.query_params["tab"] = "HBM per GPU"
+    at.run()
+    assert not at.exception
+    assert "tab" not in at.query_params
+    assert at.query_params["scenario"] in ("seed-3b-4090", ["seed-3b-4090"])
+    assert "_whatif_url_pending" not in at.session_state
+
+
+@pytest.mark.parametrize(
     ("value", "got"),
     [("", 7.0), ("  ", 7.0), ("3", 3.0), ("0", 0.0), ("10", 10.0), ("11", 7.0), ("-1", 7.0),
      ("nan", 7.0), ("inf", 7.0), ("fast", 7.0)],

@@ -118,6 +118,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
     the page list, then the review kit (share link, baseline, export: what a reviewer reaches
     for first), then the scenario's widgets. The kit is filled last, after the widgets have
     had their say, so its link is this run's."""
+    state.flush_url()  # a callback's link: sent now, after the headline figures
     sb = st.sidebar
     page_list()
     kit = sb.container(key="whatif_kit")

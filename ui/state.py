@@ -39,7 +39,47 @@ TAB_DEFAULT = "_whatif_tab_default"  #: (page, label) of the tab the page opened
 TRACE_LINK = "_whatif_trace_link"  #: the store id of the request trace the link replays
 
 
+#: The link a widget callback wrote, held until :func:`flush_url` sends it (issue 22). A
+#: link write is a message to the browser, which updates its address bar and re-renders the
+#: whole page before it reads the next message; a callback's write went out before the run's
+#: headline figures and cost the headline one such re-render (benchmarks/NOTES-speed.md,
+#: "The link after the headline"). The run reads the held link as the URL.
+URL_PENDING = "_whatif_url_pending"
+
+
+def _in_callback() -> bool:
+    """Whether this code runs in a widget callback, before the script body (Streamlit runs
+    the callbacks first). Outside a script run (a unit test), False."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx is not None and not getattr(ctx, "has_script_started", True)
+
+
+def _history_navigation() -> bool:
+    """Whether this run follows the browser's back or forward button (its URL is the link)."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx is not None and bool(getattr(ctx, "is_history_navigation", False))
+
+
+def flush_url() -> None:
+    """Send the link a widget callback wrote (:data:`URL_PENDING`) to the browser; the
+    sidebar calls it once the headline figures have left."""
+    pending = st.session_state.pop(URL_PENDING, None)
+    if pending is not None:
+        st.query_params.from_dict(_as_dict(pending))
+
+
 def _query_pairs() -> list[tuple[str, str]]:
+    pending = st.session_state.get(URL_PENDING)
+    if pending is not None:  # the link as the browser will have it (grouped by key, as below)
+        return [
+            (k, x)
+            for k, v in _as_dict(pending).items()
+            for x in (v if isinstance(v, list) else [v])
+        ]
     pairs = []
     for key in st.query_params.keys():
         for value in st.query_params.get_all(key):
@@ -75,6 +115,8 @@ def load_scenario(page: str | None = None) -> tuple[Scenario, list[ScenarioError
     shared data sets (``data``, :func:`data_ids`) and ``page``'s open tab (``tab``,
     :func:`open_tab`: kept while the session stays on the page it was opened on)."""
     new_session = SESSION_PARAMS not in st.session_state
+    if _history_navigation():  # the address the browser went back to wins over a held link
+        st.session_state.pop(URL_PENDING, None)
     st.session_state[BROWSER_KEYS] = _browser_widget_keys() if new_session else frozenset()
     st.session_state[WATCHED] = {}
     from_browser = bool(_query_pairs())
@@ -191,7 +233,11 @@ def _write(params: list[tuple[str, str]]) -> None:
     params = [(k, v) for k, v in params if k not in (codecs.TAB_KEY, codecs.TRACE_KEY)]
     params += _view_pairs()
     st.session_state[SESSION_PARAMS] = params
-    st.query_params.from_dict(_as_dict(params))
+    if _in_callback():
+        st.session_state[URL_PENDING] = params  # sent after the headline (flush_url)
+    else:
+        st.session_state.pop(URL_PENDING, None)
+        st.query_params.from_dict(_as_dict(params))
 
 
 def write_scenario(scenario: Scenario) -> None:
