@@ -1,0 +1,202 @@
+"""Count the React renders a widget change costs in Chromium, and which elements they render.
+
+    .venv/bin/python benchmarks/react_renders.py [--changes 4] [--only "Roofline"]
+        [--compare base=/path/to/another/checkout]
+
+Why it exists (issue 22): after a change, Streamlit's frontend (1.67) re-renders the whole
+element tree on every state change of the app (the widget's value, the rerun request, the new
+session, the run's status, the link, each 10 ms batch of deltas), and most components on the
+page render again each time, unchanged or not. What a change costs the browser before the
+headline metric is therefore about (whole-tree commits before it) × (components each commit
+renders), and the second factor grows with every element the page holds, the sidebar's
+included. This script makes both visible: it installs a stand-in for React's devtools hook
+before the page loads (React calls ``onCommitFiberRoot`` once per commit, production builds
+included), makes the browser_speed cases' widget change, and reports per change
+
+* the commits up to the headline metric's new value and after it, and the components rendered
+  per commit (fibers with React's PerformedWork flag), against the minimal page's; and
+* for one commit before the headline, the components it rendered by the element they belong to
+  (the nearest ``data-testid`` of an element kind: selectbox, metric, page link, …), with the
+  count of such elements on the page.
+
+The hook walks the whole tree at every commit, so it slows the page: read the counts, not the
+times. Uses ``browser_speed``'s servers and cases; a benchmark, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import browser_speed as bs  # noqa: E402
+
+#: element kinds the per-element table names (a component belongs to the nearest one above it)
+KINDS = (
+    "stMetric stNumberInput stSelectbox stMarkdown stCaptionContainer stPlotlyChart stPageLink "
+    "stButton stExpander stPopover stHeading stCode stRadio stButtonGroup stDownloadButton "
+    "stDataFrame stTable stSlider stCheckbox stFileUploader stAlert stToolbar stHeader "
+    "stSidebarHeader stMainMenu stTooltipIcon"
+).split()
+
+HOOK = """
+window.__renders = {t0: null, commits: [], kinds: __KINDS__};
+window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+  supportsFiber: true, renderers: new Map(), isDisabled: false,
+  inject() { return 1; }, checkDCE() {}, onScheduleFiberRoot() {}, onPostCommitFiberRoot() {},
+  onCommitFiberUnmount() {},
+  onCommitFiberRoot(id, root) {
+    const R = window.__renders;
+    if (R.t0 === null) return;
+    const kinds = new Set(R.kinds), by = {};
+    let rendered = 0, total = 0;
+    const walk = (f, kind) => {
+      for (; f; f = f.sibling) {
+        let k = kind;
+        const tid = f.stateNode && f.stateNode.dataset && f.stateNode.dataset.testid;
+        if (tid && kinds.has(tid)) k = tid === 'stTooltipIcon' ? (kind || '') + ' > tooltip' : tid;
+        total++;
+        if (f.flags & 1) { rendered++; by[k || '(layout, app shell)'] = (by[k || '(layout, app shell)'] || 0) + 1; }
+        if (f.child) walk(f.child, k);
+      }
+    };
+    walk(root.current.child, null);
+    R.commits.push({t: performance.now() - R.t0, rendered, total, by});
+  },
+};
+const __arm = (e) => {
+  if (e.type === 'click' || e.key === 'Enter') {
+    window.__renders.t0 = performance.now(); window.__renders.commits = [];
+  }
+};
+window.addEventListener('keydown', __arm, true);
+window.addEventListener('click', __arm, true);
+""".replace("__KINDS__", json.dumps(KINDS))
+
+ELEMENTS = """() => { const c = {};
+  document.querySelectorAll('[data-testid]').forEach(e => {
+    c[e.dataset.testid] = (c[e.dataset.testid] || 0) + 1; });
+  return c; }"""
+
+
+def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
+    ctx = browser.new_context(viewport=bs.VIEWPORT)
+    pg = ctx.new_page()
+    pg.add_init_script(HOOK)
+    pg.add_init_script(bs.JS_HELPERS)
+    pg.goto(base + case.path, wait_until="domcontentloaded")
+    pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
+    pg.evaluate("() => window.__bench.settled(400, 60000)")
+    kind, label = case.widget
+    out = []
+    for step in range(changes):
+        handle = None
+        deadline = time.monotonic() + 30
+        while handle is None and time.monotonic() < deadline:  # the sidebar may still redraw
+            handle = pg.evaluate_handle(
+                "([k, l]) => window.__bench.widget(k, l)", [kind, label]
+            ).as_element()
+            if handle is None:
+                time.sleep(0.2)
+        if handle is None:
+            raise RuntimeError(f"{case.name}: widget {label!r} not found")
+        if kind == "number":
+            value = int(handle.input_value())
+            handle.fill(str(value + 1 if step % 2 == 0 else value - 1))
+        pg.evaluate("([m]) => window.__bench.arm(m, 300, 60000)", [case.metric])
+        if kind == "number":
+            handle.press("Enter")
+        else:
+            handle.click(force=True)
+        res = pg.evaluate("() => window.__bench.pending")
+        pg.evaluate("() => window.__bench.settled(400, 60000)")
+        commits = pg.evaluate("() => window.__renders.commits")
+        pg.evaluate("() => { window.__renders.t0 = null; }")
+        before = [c for c in commits if c["t"] <= res["metric"] + 0.5]
+        after = [c for c in commits if c["t"] > res["metric"] + 0.5]
+        out.append(
+            {
+                "metric_ms": res["metric"],
+                "before": len(before),
+                "after": len(after),
+                "rendered": statistics.median(c["rendered"] for c in commits),
+                "total": max(c["total"] for c in commits),
+                "by": before[-2]["by"] if len(before) >= 2 else before[-1]["by"],
+            }
+        )
+    out[-1]["elements"] = pg.evaluate(ELEMENTS)
+    ctx.close()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--changes", type=int, default=4)
+    parser.add_argument("--only", help="comma-separated substrings of case names")
+    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    cases = bs.default_cases()
+    if args.only:
+        keys = [k.strip().lower() for k in args.only.split(",")]
+        cases = [
+            c for c in cases if c.server == "minimal" or any(k in c.name.lower() for k in keys)
+        ]
+    log_dir = Path(tempfile.mkdtemp(prefix="react-renders-"))
+    servers = {
+        "app": bs.Server("app.py", log_dir),
+        "minimal": bs.Server("benchmarks/minimal_page.py", log_dir),
+    }
+    for item in args.compare:
+        label, cwd = item.split("=", 1)
+        servers[label] = bs.Server("app.py", log_dir, cwd=Path(cwd), name=label)
+    try:
+        for srv in servers.values():
+            srv.wait()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=bs.CHROMIUM, headless=True, args=bs.CHROMIUM_ARGS
+            )
+            print(
+                f"{'page · scenario':<52}{'commits to metric':>18}{'after':>7}"
+                f"{'rendered/commit':>16}{'components':>11}   (median per change)"
+            )
+            tables = []
+            for case in cases:
+                targets = [("minimal", servers["minimal"])] if case.server == "minimal" else [
+                    (label, srv) for label, srv in servers.items() if label != "minimal"
+                ]  # fmt: skip
+                for label, srv in targets:
+                    rows = measure(srv.base, case, args.changes, browser)
+                    name = case.name if label in ("app", "minimal") else f"{case.name} [{label}]"
+                    print(
+                        f"{name:<52}{statistics.median(r['before'] for r in rows):>18.0f}"
+                        f"{statistics.median(r['after'] for r in rows):>7.0f}"
+                        f"{statistics.median(r['rendered'] for r in rows):>16.0f}"
+                        f"{max(r['total'] for r in rows):>11}"
+                    )
+                    tables.append((name, rows[-1]))
+            for name, row in tables:
+                by = collections.Counter(row["by"])
+                print(f"\n{name}: components rendered in one commit before the metric, by element")
+                for kind, n in by.most_common(14):
+                    count = row["elements"].get(kind.split(" > ")[0], "")
+                    each = f"{n / count:5.0f} each" if count else ""
+                    print(f"  {n:6}  {kind:<34} {str(count):>4} on the page {each}")
+            browser.close()
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
