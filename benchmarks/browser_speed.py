@@ -255,6 +255,37 @@ window.__bench = {
 """
 
 
+def widget_handle(pg, case: Case, wait_s: float = 30.0):
+    """The case's widget on the page (a number input's ``<input>`` or a toggle's checkbox),
+    waiting up to ``wait_s`` while the page still redraws it; None if it never shows."""
+    kind, label = case.widget
+    deadline = time.monotonic() + wait_s
+    while True:
+        handle = pg.evaluate_handle("([k, l]) => window.__bench.widget(k, l)", [kind, label])
+        handle = handle.as_element()
+        if handle is not None or time.monotonic() > deadline:
+            return handle
+        time.sleep(0.2)
+
+
+def make_change(pg, case: Case, step: int, arm=None) -> None:
+    """Make the case's change: step its number input up (even ``step``) or down and press
+    Enter, or click its toggle; ``arm()`` runs just before the Enter or the click."""
+    kind, label = case.widget
+    handle = widget_handle(pg, case)
+    if handle is None:
+        raise RuntimeError(f"{case.name}: widget {label!r} not found")
+    if kind == "number":
+        value = int(handle.input_value())
+        handle.fill(str(value + 1 if step % 2 == 0 else value - 1))
+    if arm is not None:
+        arm()
+    if kind == "number":
+        handle.press("Enter")
+    else:
+        handle.click(force=True)
+
+
 def _summary(values: list[float]) -> tuple[float, float]:
     ordered = sorted(values)
     return statistics.median(ordered), ordered[int(0.9 * (len(ordered) - 1))]
@@ -300,25 +331,11 @@ def run(rounds: int = 8, quiet_ms: int = 300, warmup: int = 2, cases: list[Case]
                 pages.append(pg)
 
             def once(pg, case: Case, step: int) -> dict:
-                kind, label = case.widget
                 try:
-                    handle = pg.evaluate_handle(
-                        "([k, l]) => window.__bench.widget(k, l)", [kind, label]
-                    ).as_element()
-                    if handle is None:
-                        raise RuntimeError(f"widget {label!r} not found")
-                    if kind == "number":
-                        value = int(handle.input_value())
-                        value = value + 1 if step % 2 == 0 else value - 1
-                        handle.fill(str(value))
-                    pg.evaluate(
+                    make_change(pg, case, step, arm=lambda: pg.evaluate(
                         "([m, q, t]) => window.__bench.arm(m, q, t)",
                         [case.metric, quiet_ms, timeout_ms],
-                    )
-                    if kind == "number":
-                        handle.press("Enter")
-                    else:
-                        handle.click(force=True)
+                    ))  # fmt: skip
                     return pg.evaluate("() => window.__bench.pending")
                 except Exception as exc:
                     raise RuntimeError(f"{case.name} ({pg.url}), step {step}: {exc}") from None

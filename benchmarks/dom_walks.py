@@ -61,26 +61,10 @@ def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
     pg.goto(base + case.path, wait_until="domcontentloaded")
     pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
     pg.evaluate("() => window.__bench.settled(400, 60000)")
-    kind, label = case.widget
     out = []
     for step in range(changes):
         pg.evaluate("() => { window.__walks = []; }")
-        handle = None
-        deadline = time.monotonic() + 30
-        while handle is None and time.monotonic() < deadline:  # the sidebar may still redraw
-            handle = pg.evaluate_handle(
-                "([k, l]) => window.__bench.widget(k, l)", [kind, label]
-            ).as_element()
-            if handle is None:
-                time.sleep(0.2)
-        if handle is None:
-            raise RuntimeError(f"{case.name}: widget {label!r} not found")
-        if kind == "number":
-            value = int(handle.input_value())
-            handle.fill(str(value + 1 if step % 2 == 0 else value - 1))
-            handle.press("Enter")
-        else:
-            handle.click(force=True)
+        bs.make_change(pg, case, step)
         time.sleep(0.2)
         pg.evaluate("() => window.__bench.settled(400, 60000)")
         walks = pg.evaluate("() => window.__walks")

@@ -31,7 +31,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -94,27 +93,13 @@ def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
     pg.goto(base + case.path, wait_until="domcontentloaded")
     pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
     pg.evaluate("() => window.__bench.settled(400, 60000)")
-    kind, label = case.widget
     out = []
     for step in range(changes):
-        handle = None
-        deadline = time.monotonic() + 30
-        while handle is None and time.monotonic() < deadline:  # the sidebar may still redraw
-            handle = pg.evaluate_handle(
-                "([k, l]) => window.__bench.widget(k, l)", [kind, label]
-            ).as_element()
-            if handle is None:
-                time.sleep(0.2)
-        if handle is None:
-            raise RuntimeError(f"{case.name}: widget {label!r} not found")
-        if kind == "number":
-            value = int(handle.input_value())
-            handle.fill(str(value + 1 if step % 2 == 0 else value - 1))
-        pg.evaluate("([m]) => window.__bench.arm(m, 300, 60000)", [case.metric])
-        if kind == "number":
-            handle.press("Enter")
-        else:
-            handle.click(force=True)
+        bs.make_change(
+            pg, case, step, arm=lambda: pg.evaluate(
+                "([m]) => window.__bench.arm(m, 300, 60000)", [case.metric]
+            )
+        )  # fmt: skip
         res = pg.evaluate("() => window.__bench.pending")
         pg.evaluate("() => window.__bench.settled(400, 60000)")
         commits = pg.evaluate("() => window.__renders.commits")
