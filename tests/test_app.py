@@ -600,6 +600,32 @@ def test_a_widget_change_sends_the_link_after_the_headline(monkeypatch, page, ke
     assert "_whatif_url_pending" not in at.session_state
 
 
+@pytest.mark.parametrize("page", ["pages/1_Roofline.py", "app.py"])
+def test_the_first_change_on_a_bare_address_sends_one_link_after_the_headline(monkeypatch, page):
+    # opened without a query (the session holds the scenario): the first change's callback
+    # restores the session's link and writes the new one; only one link leaves, after the
+    # headline
+    from streamlit.runtime.state.query_params import QueryParams
+
+    from ui import sidebar
+
+    at = open_page(page)
+    events = []
+    send = QueryParams._send_query_param_msg
+
+    def sent(self):
+        events.append(("link", dict(self._query_params).get("batch")))
+        return send(self)
+
+    monkeypatch.setattr(QueryParams, "_send_query_param_msg", sent)
+    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("headline sent",)))
+    at.number_input(key="w_batch").set_value(3).run()
+    assert not at.exception
+    assert events == [("headline sent",), ("link", "3")]
+    assert at.query_params["batch"] in ("3", ["3"])
+
+
 def test_a_link_written_by_the_page_itself_is_sent_at_once():
     # not a callback: a tab named on a page without tabs is dropped from the URL in the run
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)

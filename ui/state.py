@@ -92,7 +92,10 @@ def current_params() -> list[tuple[str, str]]:
     pairs = _query_pairs()
     if not pairs and st.session_state.get(SESSION_PARAMS):
         pairs = list(st.session_state[SESSION_PARAMS])
-        st.query_params.from_dict(_as_dict(pairs))
+        if _in_callback():  # sent after the headline, like any link a callback writes
+            st.session_state[URL_PENDING] = pairs
+        else:
+            st.query_params.from_dict(_as_dict(pairs))
     return pairs
 
 
