@@ -25,6 +25,7 @@ Reported per case: median and p90 of both, and the medians' ratio to the minimal
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -255,6 +256,79 @@ window.__bench = {
 """
 
 
+def compare_dirs(items: list[str]) -> dict[str, str]:
+    """``--compare`` items, "LABEL=DIR", as {label: dir}."""
+    return dict(item.split("=", 1) for item in items)
+
+
+def pick_cases(cases: list[Case], only: str | None) -> list[Case]:
+    """The cases whose names contain one of ``only``'s comma-separated substrings (any case,
+    with ``only`` empty), and the minimal page's case always."""
+    if not only:
+        return cases
+    keys = [k.strip().lower() for k in only.split(",")]
+    return [c for c in cases if c.server == "minimal" or any(k in c.name.lower() for k in keys)]
+
+
+def start_servers(log_dir: Path, compare: dict[str, str | Path] | None = None,
+                  minimal: bool = True) -> dict[str, Server]:  # fmt: skip
+    """The servers a benchmark measures: "app" (this checkout), "minimal" (the reference page,
+    with ``minimal``) and one per ``compare`` label (another copy of the app)."""
+    servers = {"app": Server("app.py", log_dir)}
+    if minimal:
+        servers["minimal"] = Server("benchmarks/minimal_page.py", log_dir)
+    for label, cwd in (compare or {}).items():
+        servers[label] = Server("app.py", log_dir, cwd=Path(cwd), name=label)
+    return servers
+
+
+def tool_arguments(description: str | None = None) -> argparse.Namespace:
+    """The arguments of the per-change diagnostics (dom_walks, react_renders): --changes,
+    --only and --compare LABEL=DIR (repeatable)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--changes", type=int, default=4)
+    parser.add_argument("--only", help="comma-separated substrings of case names")
+    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR")
+    return parser.parse_args()
+
+
+def open_case(browser, base: str, case: Case, *init_scripts: str):
+    """A fresh context and tab on the case's page, with the benchmark's helpers and
+    ``init_scripts`` installed before the page loads; returned once the page is quiet."""
+    ctx = browser.new_context(viewport=VIEWPORT)
+    pg = ctx.new_page()
+    for script in (JS_HELPERS, *init_scripts):
+        pg.add_init_script(script)
+    pg.goto(base + case.path, wait_until="domcontentloaded")
+    pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
+    pg.evaluate("() => window.__bench.settled(400, 60000)")
+    return ctx, pg
+
+
+@contextlib.contextmanager
+def served_browser(prefix: str, compare: dict[str, str | Path] | None = None,
+                   minimal: bool = True):  # fmt: skip
+    """Start the servers (:func:`start_servers`), wait for them, launch headless Chromium;
+    yield (servers, browser); stop everything after."""
+    from playwright.sync_api import sync_playwright
+
+    log_dir = Path(tempfile.mkdtemp(prefix=prefix))
+    servers = start_servers(log_dir, compare, minimal)
+    try:
+        for srv in servers.values():
+            srv.wait()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=CHROMIUM_ARGS)  # fmt: skip
+            try:
+                yield servers, browser
+            finally:
+                browser.close()
+    finally:
+        for srv in servers.values():
+            srv.stop()
+
+
 def widget_handle(pg, case: Case, wait_s: float = 30.0):
     """The case's widget on the page (a number input's ``<input>`` or a toggle's checkbox),
     waiting up to ``wait_s`` while the page still redraws it; None if it never shows."""
@@ -297,68 +371,54 @@ def run(rounds: int = 8, quiet_ms: int = 300, warmup: int = 2, cases: list[Case]
 
     ``compare`` maps a label to another copy of the app (e.g. ``git archive`` of a baseline):
     each app case is measured on it too, in the same rounds, as "NAME [label]"."""
-    from playwright.sync_api import sync_playwright
 
     if not os.path.exists(CHROMIUM):
         raise SystemExit(f"{CHROMIUM} not found: install Debian's chromium")
     cases = cases or default_cases()
-    log_dir = Path(tempfile.mkdtemp(prefix="browser-speed-"))
-    servers = {"app": Server("app.py", log_dir), "minimal": Server("benchmarks/minimal_page.py",
-                                                                   log_dir)}  # fmt: skip
-    for label, cwd in (compare or {}).items():
-        servers[label] = Server("app.py", log_dir, cwd=Path(cwd), name=label)
+    for label in compare or {}:
         cases = cases + [
             Case(f"{c.name} [{label}]", label, c.path, c.widget, c.metric)
             for c in cases
             if c.server == "app"
         ]
     timeout_ms = 60_000
-    try:
+    with served_browser("browser-speed-", compare) as (servers, browser):
+        pages = []
+        for case in cases:
+            ctx = browser.new_context(viewport=VIEWPORT)
+            ctx.set_default_timeout(timeout_ms)
+            pg = ctx.new_page()
+            pg.add_init_script(JS_HELPERS)
+            pg.goto(servers[case.server].base + case.path, wait_until="domcontentloaded")
+            pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible")
+            pg.evaluate(f"() => window.__bench.settled({quiet_ms}, {timeout_ms})")
+            pages.append(pg)
+
+        def once(pg, case: Case, step: int) -> dict:
+            try:
+                make_change(pg, case, step, arm=lambda: pg.evaluate(
+                    "([m, q, t]) => window.__bench.arm(m, q, t)",
+                    [case.metric, quiet_ms, timeout_ms],
+                ))  # fmt: skip
+                return pg.evaluate("() => window.__bench.pending")
+            except Exception as exc:
+                raise RuntimeError(f"{case.name} ({pg.url}), step {step}: {exc}") from None
+
+        for pg, case in zip(pages, cases, strict=True):
+            for step in range(warmup):
+                once(pg, case, step)
+            case.counts = pg.evaluate("() => window.__bench.counts()")
         for srv in servers.values():
-            srv.wait()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                         args=CHROMIUM_ARGS)  # fmt: skip
-            pages = []
-            for case in cases:
-                ctx = browser.new_context(viewport=VIEWPORT)
-                ctx.set_default_timeout(timeout_ms)
-                pg = ctx.new_page()
-                pg.add_init_script(JS_HELPERS)
-                pg.goto(servers[case.server].base + case.path, wait_until="domcontentloaded")
-                pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible")
-                pg.evaluate(f"() => window.__bench.settled({quiet_ms}, {timeout_ms})")
-                pages.append(pg)
-
-            def once(pg, case: Case, step: int) -> dict:
-                try:
-                    make_change(pg, case, step, arm=lambda: pg.evaluate(
-                        "([m, q, t]) => window.__bench.arm(m, q, t)",
-                        [case.metric, quiet_ms, timeout_ms],
-                    ))  # fmt: skip
-                    return pg.evaluate("() => window.__bench.pending")
-                except Exception as exc:
-                    raise RuntimeError(f"{case.name} ({pg.url}), step {step}: {exc}") from None
-
+            srv.runs()  # forget the page loads and warm-up changes
+        for r in range(rounds):
             for pg, case in zip(pages, cases, strict=True):
-                for step in range(warmup):
-                    once(pg, case, step)
-                case.counts = pg.evaluate("() => window.__bench.counts()")
-            for srv in servers.values():
-                srv.runs()  # forget the page loads and warm-up changes
-            for r in range(rounds):
-                for pg, case in zip(pages, cases, strict=True):
-                    res = once(pg, case, warmup + r)
-                    case.metric_ms.append(res["metric"])
-                    case.settle_ms.append(res["settle"])
-                    runs = servers[case.server].runs()
-                    case.server_ms.append(sum(x[0] for x in runs) * 1e3)
-                    case.gc_ms.append(sum(x[2] for x in runs) * 1e3)
-                    case.cpu_ms.append(sum(x[1] + x[3] for x in runs) * 1e3)
-            browser.close()
-    finally:
-        for srv in servers.values():
-            srv.stop()
+                res = once(pg, case, warmup + r)
+                case.metric_ms.append(res["metric"])
+                case.settle_ms.append(res["settle"])
+                runs = servers[case.server].runs()
+                case.server_ms.append(sum(x[0] for x in runs) * 1e3)
+                case.gc_ms.append(sum(x[2] for x in runs) * 1e3)
+                case.cpu_ms.append(sum(x[1] + x[3] for x in runs) * 1e3)
     print_table(cases, rounds, quiet_ms, out)
     return cases
 
@@ -411,13 +471,8 @@ def main() -> int:
         help="also serve the app from DIR (another checkout) and measure it alongside",
     )
     args = parser.parse_args()
-    cases = default_cases()
-    if args.only:
-        keys = [k.strip().lower() for k in args.only.split(",")]
-        cases = [
-            c for c in cases if c.server == "minimal" or any(k in c.name.lower() for k in keys)
-        ]
-    compare = dict(item.split("=", 1) for item in args.compare)
+    cases = pick_cases(default_cases(), args.only)
+    compare = compare_dirs(args.compare)
     run(args.rounds, args.quiet_ms, cases=cases, compare=compare)
     return 0
 

@@ -18,11 +18,9 @@ Uses ``browser_speed``'s servers and cases; a benchmark, not a test.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -54,13 +52,7 @@ window.__walks = [];
 
 
 def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
-    ctx = browser.new_context(viewport=bs.VIEWPORT)
-    pg = ctx.new_page()
-    pg.add_init_script(bs.JS_HELPERS)
-    pg.add_init_script(WRAP_WALKER)
-    pg.goto(base + case.path, wait_until="domcontentloaded")
-    pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
-    pg.evaluate("() => window.__bench.settled(400, 60000)")
+    ctx, pg = bs.open_case(browser, base, case, WRAP_WALKER)
     out = []
     for step in range(changes):
         pg.evaluate("() => { window.__walks = []; }")
@@ -84,50 +76,29 @@ def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--changes", type=int, default=4)
-    parser.add_argument("--only", help="comma-separated substrings of case names")
-    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR")
-    args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    cases = [c for c in bs.default_cases() if c.server == "app"]
-    if args.only:
-        keys = [k.strip().lower() for k in args.only.split(",")]
-        cases = [c for c in cases if any(k in c.name.lower() for k in keys)]
-    log_dir = Path(tempfile.mkdtemp(prefix="dom-walks-"))
-    servers = {"app": bs.Server("app.py", log_dir)}
-    for item in args.compare:
-        label, cwd = item.split("=", 1)
-        servers[label] = bs.Server("app.py", log_dir, cwd=Path(cwd), name=label)
-    try:
-        for srv in servers.values():
-            srv.wait()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=bs.CHROMIUM, headless=True, args=bs.CHROMIUM_ARGS
-            )
-            print(
-                f"{'page · scenario':<52}{'walks':>7}{'nodes':>9}{'filter ms':>11}"
-                "  (median per change)  nodes by walk root"
-            )
-            for case in cases:
-                for label, srv in servers.items():
-                    rows = measure(srv.base, case, args.changes, browser)
-                    name = case.name if label == "app" else f"{case.name} [{label}]"
-                    roots = collections.Counter()
-                    for r in rows:
-                        roots.update(r["roots"])
-                    top = ", ".join(f"{k}: {v // len(rows)}" for k, v in roots.most_common(3))
-                    print(
-                        f"{name:<52}{statistics.median(r['walks'] for r in rows):>7.0f}"
-                        f"{statistics.median(r['nodes'] for r in rows):>9.0f}"
-                        f"{statistics.median(r['ms'] for r in rows):>11.1f}  {top}"
-                    )
-            browser.close()
-    finally:
-        for srv in servers.values():
-            srv.stop()
+    args = bs.tool_arguments(__doc__.splitlines()[0])
+    cases = [c for c in bs.pick_cases(bs.default_cases(), args.only) if c.server == "app"]
+    with bs.served_browser("dom-walks-", bs.compare_dirs(args.compare), minimal=False) as (
+        servers,
+        browser,
+    ):
+        print(
+            f"{'page · scenario':<52}{'walks':>7}{'nodes':>9}{'filter ms':>11}"
+            "  (median per change)  nodes by walk root"
+        )
+        for case in cases:
+            for label, srv in servers.items():
+                rows = measure(srv.base, case, args.changes, browser)
+                name = case.name if label == "app" else f"{case.name} [{label}]"
+                roots = collections.Counter()
+                for r in rows:
+                    roots.update(r["roots"])
+                top = ", ".join(f"{k}: {v // len(rows)}" for k, v in roots.most_common(3))
+                print(
+                    f"{name:<52}{statistics.median(r['walks'] for r in rows):>7.0f}"
+                    f"{statistics.median(r['nodes'] for r in rows):>9.0f}"
+                    f"{statistics.median(r['ms'] for r in rows):>11.1f}  {top}"
+                )
     return 0
 
 

@@ -25,12 +25,10 @@ times. Uses ``browser_speed``'s servers and cases; a benchmark, not a test.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -86,13 +84,7 @@ ELEMENTS = """() => { const c = {};
 
 
 def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
-    ctx = browser.new_context(viewport=bs.VIEWPORT)
-    pg = ctx.new_page()
-    pg.add_init_script(HOOK)
-    pg.add_init_script(bs.JS_HELPERS)
-    pg.goto(base + case.path, wait_until="domcontentloaded")
-    pg.locator('[data-testid="stMetric"]').first.wait_for(state="visible", timeout=60_000)
-    pg.evaluate("() => window.__bench.settled(400, 60000)")
+    ctx, pg = bs.open_case(browser, base, case, HOOK)
     out = []
     for step in range(changes):
         bs.make_change(
@@ -122,64 +114,35 @@ def measure(base: str, case: bs.Case, changes: int, browser) -> list[dict]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--changes", type=int, default=4)
-    parser.add_argument("--only", help="comma-separated substrings of case names")
-    parser.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR")
-    args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    cases = bs.default_cases()
-    if args.only:
-        keys = [k.strip().lower() for k in args.only.split(",")]
-        cases = [
-            c for c in cases if c.server == "minimal" or any(k in c.name.lower() for k in keys)
-        ]
-    log_dir = Path(tempfile.mkdtemp(prefix="react-renders-"))
-    servers = {
-        "app": bs.Server("app.py", log_dir),
-        "minimal": bs.Server("benchmarks/minimal_page.py", log_dir),
-    }
-    for item in args.compare:
-        label, cwd = item.split("=", 1)
-        servers[label] = bs.Server("app.py", log_dir, cwd=Path(cwd), name=label)
-    try:
-        for srv in servers.values():
-            srv.wait()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=bs.CHROMIUM, headless=True, args=bs.CHROMIUM_ARGS
-            )
-            print(
-                f"{'page · scenario':<52}{'commits to metric':>18}{'after':>7}"
-                f"{'rendered/commit':>16}{'components':>11}   (median per change)"
-            )
-            tables = []
-            for case in cases:
-                targets = [("minimal", servers["minimal"])] if case.server == "minimal" else [
-                    (label, srv) for label, srv in servers.items() if label != "minimal"
-                ]  # fmt: skip
-                for label, srv in targets:
-                    rows = measure(srv.base, case, args.changes, browser)
-                    name = case.name if label in ("app", "minimal") else f"{case.name} [{label}]"
-                    print(
-                        f"{name:<52}{statistics.median(r['before'] for r in rows):>18.0f}"
-                        f"{statistics.median(r['after'] for r in rows):>7.0f}"
-                        f"{statistics.median(r['rendered'] for r in rows):>16.0f}"
-                        f"{max(r['total'] for r in rows):>11}"
-                    )
-                    tables.append((name, rows[-1]))
-            for name, row in tables:
-                by = collections.Counter(row["by"])
-                print(f"\n{name}: components rendered in one commit before the metric, by element")
-                for kind, n in by.most_common(14):
-                    count = row["elements"].get(kind.split(" > ")[0], "")
-                    each = f"{n / count:5.0f} each" if count else ""
-                    print(f"  {n:6}  {kind:<34} {str(count):>4} on the page {each}")
-            browser.close()
-    finally:
-        for srv in servers.values():
-            srv.stop()
+    args = bs.tool_arguments(__doc__.splitlines()[0])
+    cases = bs.pick_cases(bs.default_cases(), args.only)
+    with bs.served_browser("react-renders-", bs.compare_dirs(args.compare)) as (servers, browser):
+        print(
+            f"{'page · scenario':<52}{'commits to metric':>18}{'after':>7}"
+            f"{'rendered/commit':>16}{'components':>11}   (median per change)"
+        )
+        tables = []
+        for case in cases:
+            targets = [("minimal", servers["minimal"])] if case.server == "minimal" else [
+                (label, srv) for label, srv in servers.items() if label != "minimal"
+            ]  # fmt: skip
+            for label, srv in targets:
+                rows = measure(srv.base, case, args.changes, browser)
+                name = case.name if label in ("app", "minimal") else f"{case.name} [{label}]"
+                print(
+                    f"{name:<52}{statistics.median(r['before'] for r in rows):>18.0f}"
+                    f"{statistics.median(r['after'] for r in rows):>7.0f}"
+                    f"{statistics.median(r['rendered'] for r in rows):>16.0f}"
+                    f"{max(r['total'] for r in rows):>11}"
+                )
+                tables.append((name, rows[-1]))
+        for name, row in tables:
+            by = collections.Counter(row["by"])
+            print(f"\n{name}: components rendered in one commit before the metric, by element")
+            for kind, n in by.most_common(14):
+                count = row["elements"].get(kind.split(" > ")[0], "")
+                each = f"{n / count:5.0f} each" if count else ""
+                print(f"  {n:6}  {kind:<34} {str(count):>4} on the page {each}")
     return 0
 
 

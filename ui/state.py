@@ -47,21 +47,34 @@ TRACE_LINK = "_whatif_trace_link"  #: the store id of the request trace the link
 URL_PENDING = "_whatif_url_pending"
 
 
-def _in_callback() -> bool:
-    """Whether this code runs in a widget callback, before the script body (Streamlit runs
-    the callbacks first). Outside a script run (a unit test), False."""
+def _run_flag(name: str, outside: bool) -> bool:
+    """The current script run's flag ``name`` (an attribute of Streamlit's run context), or
+    ``outside`` with no run (a unit test) or where Streamlit no longer has it."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     ctx = get_script_run_ctx()
-    return ctx is not None and not getattr(ctx, "has_script_started", True)
+    return outside if ctx is None else bool(getattr(ctx, name, outside))
+
+
+def _in_callback() -> bool:
+    """Whether this code runs in a widget callback, before the script body (Streamlit runs
+    the callbacks first). Outside a script run (a unit test), False."""
+    return not _run_flag("has_script_started", True)
 
 
 def _history_navigation() -> bool:
     """Whether this run follows the browser's back or forward button (its URL is the link)."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    return _run_flag("is_history_navigation", False)
 
-    ctx = get_script_run_ctx()
-    return ctx is not None and bool(getattr(ctx, "is_history_navigation", False))
+
+def _send_link(pairs: list[tuple[str, str]]) -> None:
+    """Make ``pairs`` the browser's address: held until :func:`flush_url` when a widget
+    callback writes them (after the headline), sent at once from the page body."""
+    if _in_callback():
+        st.session_state[URL_PENDING] = pairs
+    else:
+        st.session_state.pop(URL_PENDING, None)
+        st.query_params.from_dict(_as_dict(pairs))
 
 
 def flush_url() -> None:
@@ -92,10 +105,7 @@ def current_params() -> list[tuple[str, str]]:
     pairs = _query_pairs()
     if not pairs and st.session_state.get(SESSION_PARAMS):
         pairs = list(st.session_state[SESSION_PARAMS])
-        if _in_callback():  # sent after the headline, like any link a callback writes
-            st.session_state[URL_PENDING] = pairs
-        else:
-            st.query_params.from_dict(_as_dict(pairs))
+        _send_link(pairs)
     return pairs
 
 
@@ -236,11 +246,7 @@ def _write(params: list[tuple[str, str]]) -> None:
     params = [(k, v) for k, v in params if k not in (codecs.TAB_KEY, codecs.TRACE_KEY)]
     params += _view_pairs()
     st.session_state[SESSION_PARAMS] = params
-    if _in_callback():
-        st.session_state[URL_PENDING] = params  # sent after the headline (flush_url)
-    else:
-        st.session_state.pop(URL_PENDING, None)
-        st.query_params.from_dict(_as_dict(params))
+    _send_link(params)
 
 
 def write_scenario(scenario: Scenario) -> None:
