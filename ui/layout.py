@@ -176,6 +176,16 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
     return text
 
 
+def equal_row(key: str, where=None):
+    """A row whose items share its width equally, drawn as ``st.columns(n)`` draws n items,
+    stacked under 640 px as columns stack (:data:`ui.export.SCREEN_CSS`), but as one block:
+    columns put every item in a column and a block of its own, and every commit of Streamlit's
+    frontend after a rerun request renders each column's wrappers again, changed or not (about
+    ten components each: ``benchmarks/react_renders.py``, issue 22). ``key``: unique on the
+    page; ``where``: st (the default) or st.sidebar."""
+    return (where or st).container(horizontal=True, gap="small", key=f"{export.EQUAL_ROW}_{key}")
+
+
 def assumption_line(s: Scenario, focus: str = "decode", lens: str | None = None) -> None:
     """The line under a page's headline metrics: which engine profile the figures assume and
     its efficiencies, with a one-click switch to ideal physics (or, from ideal, to the default
@@ -205,28 +215,33 @@ def assumption_line(s: Scenario, focus: str = "decode", lens: str | None = None)
     )
     # both panels are built only while open: the sources' markdown (60-odd lines with links)
     # and the accuracy table were built, sent and re-rendered hidden on every change
+    # their one-line help opens each panel, not a hover tooltip on its button: a popover's
+    # tooltip is ~28 components the frontend renders again at every commit of a change
+    # (benchmarks/react_renders.py, issue 22)
     sources = row.popover(
         "Sources",
         icon=":material/menu_book:",
         type="tertiary",
-        help="Where each of the engine profile's numbers comes from.",
         key="p_sources",
         on_change="rerun",
     )
     if sources.open:
         with sources:
+            st.caption("Where each of the engine profile's numbers comes from.")
             engine_sources(s)
     far = row.popover(
         "How far off?",
         icon=":material/straighten:",
         type="tertiary",
-        help="The defaults' error against published measurements of real servers, for the "
-        "figures this page shows: in-sample and held out.",
         key="p_accuracy",
         on_change="rerun",
     )
     if far.open:
         with far:
+            st.caption(
+                "The defaults' error against published measurements of real servers, for the "
+                "figures this page shows: in-sample and held out."
+            )
             accuracy_panel(lens)
 
 

@@ -84,8 +84,9 @@ class Shown:
         items = [m for m in row.items if m.when is None or m.when(v)]
         if not items:
             return
-        for col, m in zip(st.columns(len(items)), items, strict=True):
-            self._metric(col, m)
+        box = layout.equal_row(f"{self.lens.key}_{name}")
+        for m in items:
+            self._metric(box, m)
         caption = text(row.caption, v)
         if caption:
             st.caption(caption)

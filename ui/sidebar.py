@@ -16,7 +16,7 @@ from model.presets import hardware_presets, model_presets, scenario_description,
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, refreeze_after_imports, report, state
-from ui.layout import GLOSSARY, key_name, md_escape
+from ui.layout import GLOSSARY, equal_row, key_name, md_escape
 from ui.settings import env_number
 from ui.text import modified_caption, scenario_label
 
@@ -169,7 +169,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         help="The serving engine whose measured overheads and efficiencies apply. 'Ideal "
         "physics' is the datasheet upper bound the source posts' worked examples use.",
     )
-    c1, c2 = sb.columns(2)
+    c1 = c2 = equal_row("dtype_gpus", sb)
     c1.selectbox(
         "Weights dtype",
         WEIGHTS_DTYPES,
@@ -194,7 +194,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             "Weights size): the dtype now sets only the compute roof. Empty that box to use "
             "params × bytes per param."
         )
-    c1, c2 = sb.columns(2)
+    c1 = c2 = equal_row("batch_context", sb)
     c1.number_input(
         "Batch",
         min_value=1,
@@ -216,7 +216,7 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         help="KV-cache tokens each sequence reads per decode step (0 = weights only). "
         + GLOSSARY["KV cache"],
     )
-    c1, c2 = sb.columns(2)
+    c1 = c2 = equal_row("prompt_output", sb)
     c1.number_input(
         "Prompt tokens",
         min_value=1,
