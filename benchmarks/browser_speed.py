@@ -283,7 +283,7 @@ def start_servers(log_dir: Path, compare: dict[str, str | Path] | None = None,
 
 
 def tool_arguments(description: str | None = None) -> argparse.Namespace:
-    """The arguments of the per-change diagnostics (dom_walks, react_renders): --changes,
+    """The arguments of the per-change diagnostics (dom_walks, react_renders, main_thread): --changes,
     --only and --compare LABEL=DIR (repeatable)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--changes", type=int, default=4)
