@@ -470,19 +470,19 @@ PRINT_CSS = """
 #: equal row (:func:`ui.layout.equal_row`) share its width as ``st.columns`` would share it
 #: (stacked under 640 px, as columns stack), and a chart's caption keeps its share link for
 #: downloads and paper (the sidebar shows it)
+#: the key prefix of a row whose items share its width equally (:data:`SCREEN_CSS`)
+EQUAL_ROW = "equal_row"
 SCREEN_CSS = (
     '[class*="st-key-print_only"] { display: none; }\n'
-    '[class*="st-key-equal_row_"] > div { flex: 1 1 0 !important; min-width: 0; }\n'
+    f'[class*="st-key-{EQUAL_ROW}_"] > div {{ flex: 1 1 0 !important; min-width: 0; }}\n'
     "@media (max-width: 640px) {\n"
-    "  [class*='st-key-equal_row_'] > div { flex: 1 1 100% !important; }\n}\n"
+    f"  [class*='st-key-{EQUAL_ROW}_'] > div {{ flex: 1 1 100% !important; }}\n}}\n"
     "@media screen { .stPlotlyChart .gtitle-subtitle a { display: none; } }"
 )
 PRINT_STYLE = f"<style>{SCREEN_CSS}\n{PRINT_CSS}</style>"
 #: keys of the containers of a table drawn twice: a scrolling grid on screen (the grid prints
 #: only the rows in view) and its full HTML twin on paper
 SCREEN_ONLY, PRINT_ONLY = "screen_only", "print_only"
-#: the key prefix of a row whose items share its width equally (:data:`SCREEN_CSS`)
-EQUAL_ROW = "equal_row"
 
 
 # ---------------------------------------------------------------------------------------------
