@@ -3,7 +3,6 @@ overheads and efficiencies, and the share link. Every widget writes the URL on c
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import streamlit as st
@@ -15,7 +14,7 @@ from model.overrides import resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import compare, export, refreeze_after_imports, report, state
+from ui import compare, export, headline_hold, refreeze_after_imports, report, state
 from ui.layout import GLOSSARY, equal_row, key_name, md_escape
 from ui.settings import env_number
 from ui.text import modified_caption, scenario_label
@@ -500,14 +499,15 @@ def _headline_pause_s() -> float:
 #: server sends a page's ~100-150 deltas within ~30 ms, so the headline metrics were committed
 #: together with the sidebar, every chart's Plotly re-plot and the rest of the page (a single
 #: 100-300 ms main-thread task in Chromium's long-animation-frame entries). A short pause after
-#: the headline figures lets the browser paint them first; the rest follows 25 ms later. The
-#: script thread sleeps (the interpreter is free for other sessions). Measured in
-#: benchmarks/NOTES-speed.md ("Headline first").
+#: the headline figures lets the browser paint them first; the rest follows 25 ms later.
+#: Measured in benchmarks/NOTES-speed.md ("Headline first"). The script goes on building the
+#: rest of the page meanwhile; what it sends is held until the pause ends
+#: (:mod:`ui.headline_hold`), so a run takes the longer of the two, not their sum.
 HEADLINE_PAUSE_S = _headline_pause_s()
 
 
 def _pause(seconds: float) -> None:
-    time.sleep(seconds)  # releases the interpreter: other sessions' runs go on meanwhile
+    headline_hold.hold(seconds)
 
 
 def draw_sidebar() -> None:
