@@ -32,14 +32,16 @@ scenario_caption(
     f"{md_escape(presets.loaders[s.loader].name)} from {md_escape(presets.storage[s.storage].name)}",
     f"graphs: {s.cuda_graphs}",
 )
-cold_controls(s)
+# the loader controls' place: they are drawn after the headline figures (below), as the
+# sidebar is, so the browser's commit of the headline holds no widgets; where a widget is
+# drawn in the script does not move it on screen (benchmarks/NOTES-speed.md)
+controls = st.container()
 if not shown.f["memory"]["weights_fit"]:
     fit_warning(shown.f["memory"], s, "the start-up figures below")
 shown.metrics("totals")
 shown.metrics("items")
 ranges_left, ranges_right = st.columns([4, 1])
 shown.markdown("ranges", where=ranges_left)
-release_control(s, ranges_right)
 assumption_line(s, focus="cold_start", lens="cold_start")
 weights_size_notice(
     shown.f["memory"], s, "item 4, its read and copy times and the loading timeline use it"
@@ -54,6 +56,9 @@ shown.notice("fp8-trap", "info")
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
 draw_sidebar()  # after the headline metrics: their deltas leave first
+with controls:
+    cold_controls(s)
+release_control(s, ranges_right)  # its column's place is kept; drawn after the headline too
 tabs = lazy_tabs(
     [
         "Five items, optimised",
