@@ -432,9 +432,10 @@ def print_table(cases: list[Case], rounds: int, quiet_ms: int, out=sys.stdout) -
     print(
         f"Chromium: widget change → headline metric text changed (metric) and → page quiet for "
         f"{quiet_ms} ms (settle); {rounds} changes per page, round-robin. server: the live "
-        "server's script run for the change + its post-run gc.collect(2) (wall, median; the "
-        "wall holds the pages' 25 ms headline pause, in which the thread sleeps); cpu: the same "
-        "run's thread CPU time (what holds the interpreter)",
+        "server's script run for the change + its post-run gc.collect(2) (wall, median; a "
+        "page's run lasts at least its headline pause, 25 ms after the headline, during which "
+        "the script goes on and its messages are held); cpu: the same run's thread CPU time "
+        "(what holds the interpreter)",
         file=out,
     )
     print(
