@@ -42,16 +42,8 @@ shown.metrics("totals")
 shown.metrics("items")
 ranges_left, ranges_right = st.columns([4, 1])
 shown.markdown("ranges", where=ranges_left)
-assumption_line(s, focus="cold_start", lens="cold_start")
-weights_size_notice(
-    shown.f["memory"], s, "item 4, its read and copy times and the loading timeline use it"
-)
-# the seed's traps, where they apply
-shown.notice("warm-cache", "warning")
-shown.notice("pickle", "error")
-shown.caption("mmap")
-shown.notice("eager", "info")
-shown.notice("fp8-trap", "info")
+# the assumption line and the seed's traps: their place, filled after the headline (below)
+context = st.container()
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
@@ -59,6 +51,17 @@ draw_sidebar()  # after the headline metrics: their deltas leave first
 with controls:
     cold_controls(s)
 release_control(s, ranges_right)  # its column's place is kept; drawn after the headline too
+with context:
+    assumption_line(s, focus="cold_start", lens="cold_start")
+    weights_size_notice(
+        shown.f["memory"], s, "item 4, its read and copy times and the loading timeline use it"
+    )
+    # the seed's traps, where they apply
+    shown.notice("warm-cache", "warning")
+    shown.notice("pickle", "error")
+    shown.caption("mmap")
+    shown.notice("eager", "info")
+    shown.notice("fp8-trap", "info")
 tabs = lazy_tabs(
     [
         "Five items, optimised",
