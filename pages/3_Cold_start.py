@@ -45,8 +45,6 @@ shown.markdown("ranges", where=ranges_left)
 # the assumption line and the seed's traps: their place, filled after the headline (below)
 context = st.container()
 
-# Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
-# (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
 draw_sidebar()  # after the headline metrics: their deltas leave first
 with controls:
     cold_controls(s)
@@ -62,6 +60,9 @@ with context:
     shown.caption("mmap")
     shown.notice("eager", "info")
     shown.notice("fp8-trap", "info")
+
+# Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
+# (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
 tabs = lazy_tabs(
     [
         "Five items, optimised",

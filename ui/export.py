@@ -466,12 +466,12 @@ PRINT_CSS = """
   a[href] { color: inherit; text-decoration: underline; }
 }
 """
+#: the key prefix of a row whose items share its width equally (:data:`SCREEN_CSS`)
+EQUAL_ROW = "equal_row"
 #: on screen, a table's printable twin stays hidden (see :data:`PRINT_CSS`), the items of an
 #: equal row (:func:`ui.layout.equal_row`) share its width as ``st.columns`` would share it
 #: (stacked under 640 px, as columns stack), and a chart's caption keeps its share link for
 #: downloads and paper (the sidebar shows it)
-#: the key prefix of a row whose items share its width equally (:data:`SCREEN_CSS`)
-EQUAL_ROW = "equal_row"
 SCREEN_CSS = (
     '[class*="st-key-print_only"] { display: none; }\n'
     f'[class*="st-key-{EQUAL_ROW}_"] > div {{ flex: 1 1 0 !important; min-width: 0; }}\n'

@@ -27,7 +27,6 @@ from __future__ import annotations
 import threading
 import time
 
-_FINISH_WRAPPED = "_whatif_finish_wrapped"
 _ACTIVE = "_whatif_hold"
 
 
@@ -36,6 +35,8 @@ class _Hold:
 
     def __init__(self, ctx, runner, send, seconds: float) -> None:
         self.ctx, self.runner, self.send = ctx, runner, send
+        # every st.* call stays a point where a rerun or stop request is acted on
+        self.check = getattr(runner, "_maybe_handle_execution_control_request", lambda: None)
         self.deadline = time.monotonic() + seconds
         self.lock = threading.Lock()
         self.held: list = []
@@ -51,10 +52,7 @@ class _Hold:
         if msg is not None:
             self.send(msg)  # released meanwhile: straight through, after everything held
         else:
-            # every st.* call stays a point where a rerun or stop request is acted on
-            check = getattr(self.runner, "_maybe_handle_execution_control_request", None)
-            if check is not None:
-                check()
+            self.check()
 
     def release(self) -> None:
         """Send what is held, in order (once: from the timer, or from the run's end)."""
@@ -82,7 +80,7 @@ class _Hold:
 
 
 def _wrap_finish(runner) -> None:
-    if getattr(runner, _FINISH_WRAPPED, False):
+    if "_on_script_finished" in vars(runner):  # this runner's is wrapped already
         return
     original = runner._on_script_finished
 
@@ -94,7 +92,6 @@ def _wrap_finish(runner) -> None:
         return original(*args, **kwargs)
 
     runner._on_script_finished = on_script_finished
-    setattr(runner, _FINISH_WRAPPED, True)
 
 
 def hold(seconds: float) -> bool:
