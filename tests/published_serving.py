@@ -52,8 +52,35 @@ def runs() -> OrderedDict:
     return out
 
 
-def held_out(run_id: str) -> bool:
+def held_out(run_id: str, row: dict | None = None) -> bool:
+    """A run no number was chosen with: its ``split`` column says ``held_out`` (rows added
+    from 2026-12-05, split by ``tools/split_serving_rows.py`` before any figure was computed),
+    or, for the older rows without one, its source is in :data:`HELD_OUT`."""
+    split = ((row or {}).get("split") or "").strip()
+    if split:
+        return split == "held_out"
     return run_id.startswith(HELD_OUT)
+
+
+def engine_of(row: dict) -> str | None:
+    """The engine profile a run names (``engine`` column, banded by its release), or None
+    for the older rows, which were compared at the default profile."""
+    from model import engines
+
+    ident = (row.get("engine") or "").strip().lower()
+    if not ident:
+        return None
+    release = (row.get("engine_version") or "").strip() or None
+    return engines.banded(ident, release)
+
+
+def lengths_of(row: dict) -> list[tuple[str, str]]:
+    """``lengths=random`` with the run's range ratio where the random dataset drew lengths
+    around the stated ones; otherwise the fixed (or mean) lengths."""
+    ratio = (row.get("range_ratio") or "").strip()
+    if (row.get("dataset") or "").strip() == "random" and ratio and float(ratio) > 0:
+        return [("lengths", "random"), ("range_ratio", ratio)]
+    return []
 
 
 def load_class(row: dict) -> str:
@@ -70,6 +97,7 @@ def scenario_of(row: dict, **extra):
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
     n = row["num_requests"].strip()
+    n = str(round(float(n))) if n else n
     n = int(n) if n else max(4 * int(conc or 1), 50)
     pairs = [
         ("hardware", row["gpu"]),
@@ -77,11 +105,16 @@ def scenario_of(row: dict, **extra):
         ("gpus", row["gpus"]),
         ("weights_dtype", row["weights_dtype"]),
         # the Serving lens models no prefix cache: the prompt the run had to prefill
-        ("prompt_tokens", str(int(row["prompt_tokens"]) - prefix_cached_tokens(row["notes"]))),
-        ("output_tokens", row["output_tokens"]),
+        (
+            "prompt_tokens",
+            str(round(float(row["prompt_tokens"])) - prefix_cached_tokens(row["notes"])),
+        ),
+        ("output_tokens", str(max(round(float(row["output_tokens"])), 1))),
         ("request_rate", rate),
         ("max_concurrency", conc or "none"),
         ("num_requests", str(min(max(n, 8), 1000))),
+        *([("engine", engine_of(row))] if engine_of(row) else []),
+        *lengths_of(row),
         *[(k, str(v)) for k, v in extra.items()],
     ]
     return resolve(pairs, strict=True)[0].effective()
@@ -114,7 +147,7 @@ def compare(**extra) -> list[dict]:
                     "modelled": float(got),
                     "error": (float(got) - value) / value,
                     "class": load_class(row),
-                    "held_out": held_out(run_id),
+                    "held_out": held_out(run_id, row),
                 }
             )
     return out
