@@ -120,7 +120,33 @@ class EngineFigures(BaseModel):
     flops_efficiency: float = Field(ge=0.001, le=1)
     prefill_efficiency: float = Field(ge=0.001, le=1)
     host_ms: float = Field(ge=0, le=1000)
-    host_us_per_seq: float = Field(0.0, ge=0, le=10000)
+    host_us_per_seq: float = Field(
+        0.0, ge=0, le=10000, description="engine-core host work per running sequence per step"
+    )
+    api_us_per_token: float = Field(
+        0.0,
+        ge=0,
+        le=100000,
+        description="API-server work per streamed output token (detokenise, stop checks, one "
+        "SSE chunk), in a process beside the engine: a step's tokens are delivered no faster",
+    )
+    frontend_us_per_token: float = Field(
+        0.0,
+        ge=0,
+        le=100000,
+        description="API-server work per prompt token before a request reaches the scheduler "
+        "(chat template, tokenisation), one request after another",
+    )
+    frontend_queued_ms: float = Field(
+        0.0,
+        ge=0,
+        le=100000,
+        description="the part of a request's front-end time spent in the API-server process, "
+        "one request after another (the rest of frontend_ms overlaps other requests)",
+    )
+    prefix_caching: bool = Field(
+        False, description="the engine caches prompt prefixes by default (block hashes, LRU)"
+    )
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_us_per_layer: float = Field(0.0, ge=0, le=10000)
     moe_us_per_expert: float = Field(
@@ -453,6 +479,9 @@ ENGINE_KNOBS: tuple[str, ...] = (
     "prefill_efficiency",
     "host_ms",
     "host_us_per_seq",
+    "api_us_per_token",
+    "frontend_us_per_token",
+    "frontend_queued_ms",
     "launch_us",
     "kernels_per_layer",
     "allreduce_latency_us",
@@ -539,6 +568,9 @@ def engine_values(
         "prefill_efficiency": eff.prefill_efficiency or fig.prefill_efficiency,
         "host_ms": fig.host_ms,
         "host_us_per_seq": fig.host_us_per_seq,
+        "api_us_per_token": fig.api_us_per_token,
+        "frontend_us_per_token": fig.frontend_us_per_token,
+        "frontend_queued_ms": fig.frontend_queued_ms,
         "launch_us": fig.launch_us,
         "kernels_per_layer": fig.kernels_per_layer,
         "allreduce_latency_us": (

@@ -1,12 +1,15 @@
 """Prompt and output lengths of a serving run (SPEC 4.6, ``lengths``).
 
-``fixed``: every request has the scenario's ``prompt_tokens`` and ``output_tokens``. Otherwise a
-distribution from ``presets/lengths.yaml``: percentiles of a real trace's prompt and output
-tokens, drawn independently by inverse-CDF linear interpolation with the run's seed.
+``fixed``: every request has the scenario's ``prompt_tokens`` and ``output_tokens``.
+``random``: ``vllm bench serve``'s random dataset, each length drawn uniformly from
+[L × (1 − range_ratio), L × (1 + range_ratio)] around them. Otherwise a distribution from
+``presets/lengths.yaml``: percentiles of a real trace's prompt and output tokens, drawn
+independently by inverse-CDF linear interpolation with the run's seed.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Annotated
 
@@ -61,14 +64,35 @@ def draw(s, n: int) -> tuple[np.ndarray, np.ndarray]:
         return np.full(n, s.prompt_tokens, dtype=np.int64), np.full(
             n, s.output_tokens, dtype=np.int64
         )
-    d = length_sets()[s.lengths]
     rng = np.random.default_rng([s.seed, 1])
-    q = np.asarray(d.percentiles) / 100.0
-    prompt = np.interp(rng.random(n), q, d.prompt_tokens)
-    output = np.interp(rng.random(n), q, d.output_tokens)
+    if s.lengths == "random":
+        prompt = uniform_lengths(rng, s.prompt_tokens, s.range_ratio, n)
+        output = uniform_lengths(rng, s.output_tokens, s.range_ratio, n)
+    else:
+        d = length_sets()[s.lengths]
+        q = np.asarray(d.percentiles) / 100.0
+        prompt = np.interp(rng.random(n), q, d.prompt_tokens)
+        output = np.interp(rng.random(n), q, d.output_tokens)
     prompt, output = np.maximum(np.rint(prompt), 1), np.maximum(np.rint(output), 1)
     limit = s.model.max_context_tokens
     if limit:
         output = np.minimum(output, max(limit - 1, 1))
         prompt = np.clip(prompt, 1, np.maximum(limit - output, 1))
     return prompt.astype(np.int64), output.astype(np.int64)
+
+
+def uniform_lengths(rng: np.random.Generator, length: int, ratio: float, n: int) -> np.ndarray:
+    """``n`` lengths drawn uniformly from the integers [⌊L(1 − r)⌋, ⌈L(1 + r)⌉], at least 1
+    [tokens]: ``vllm bench serve --dataset-name random --random-range-ratio r``.
+
+    References
+    ----------
+    .. [1] vLLM ``vllm/benchmarks/datasets.py``, ``RandomDataset.sample`` (0.10 and later):
+       ``low = floor(L * (1 - range_ratio))``, ``high = ceil(L * (1 + range_ratio))``,
+       ``rng.integers(low, high + 1)``, range_ratio in [0, 1). Releases up to 0.8 drew from
+       [L × r, L] instead (``benchmark_serving.py``'s ``sample_random_requests``, default r = 1:
+       fixed), which ``lengths=fixed`` or a matching ``range_ratio`` stands for.
+    """
+    low = max(math.floor(length * (1 - ratio)), 1)
+    high = max(math.ceil(length * (1 + ratio)), low)
+    return rng.integers(low, high + 1, size=n).astype(float)

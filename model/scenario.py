@@ -288,6 +288,34 @@ class Scenario(BaseModel):
     host_us_per_seq: float | None = Field(
         None, ge=0, le=10000, description="per-step host work per sequence [µs] (auto: engine's)"
     )
+    api_us_per_token: float | None = Field(
+        None,
+        ge=0,
+        le=100000,
+        description="API-server work per streamed output token: detokenise, stop checks, one "
+        "SSE chunk [µs] (auto: engine's)",
+    )
+    frontend_us_per_token: float | None = Field(
+        None,
+        ge=0,
+        le=100000,
+        description="API-server work per prompt token before the scheduler sees a request: "
+        "chat template, tokenisation, one request after another [µs] (auto: engine's)",
+    )
+    frontend_queued_ms: float | None = Field(
+        None,
+        ge=0,
+        le=100000,
+        description="the part of a request's front-end time the API-server process spends on "
+        "it, one request after another (queues under load) [ms] (auto: engine's)",
+    )
+    api_server_count: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="API-server processes sharing the front-end and streaming work (vLLM "
+        "--api-server-count)",
+    )
     cuda_graphs: CudaGraphs | None = Field(None, description="(auto: engine's)")
     launch_model: LaunchModel = "additive"
     bw_efficiency: float | None = Field(
@@ -417,8 +445,35 @@ class Scenario(BaseModel):
     lengths: str = Field(
         "fixed",
         max_length=64,
-        description="prompt and output lengths: fixed (prompt_tokens, output_tokens) or a "
-        "shipped distribution (presets/lengths.yaml)",
+        description="prompt and output lengths: fixed (prompt_tokens, output_tokens), random "
+        "(uniform around them within range_ratio) or a shipped distribution "
+        "(presets/lengths.yaml)",
+    )
+    range_ratio: float = Field(
+        0.0,
+        ge=0,
+        lt=1,
+        description="lengths=random: each length is drawn uniformly from [L × (1 − r), "
+        "L × (1 + r)] around prompt_tokens and output_tokens (vllm bench serve "
+        "--random-range-ratio)",
+    )
+    prefix_caching: Literal["auto", "true", "false"] = Field(
+        "auto",
+        description="automatic prefix caching: auto = the engine's default (vLLM V1 and SGLang "
+        "on, vLLM V0 off)",
+    )
+    shared_prefix_tokens: int = Field(
+        0,
+        ge=0,
+        le=10_000_000,
+        description="tokens every prompt starts with (a system prompt or shared document), "
+        "counted in prompt_tokens",
+    )
+    prefix_groups: int = Field(
+        1,
+        ge=1,
+        le=1_000_000,
+        description="distinct shared prefixes the requests draw from, uniformly",
     )
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seed of the arrivals and lengths")
     ttft_slo_ms: float = Field(
@@ -569,9 +624,37 @@ class Scenario(BaseModel):
     def _lengths_known(cls, value: str) -> str:
         from model.lengths import length_sets  # presets: read on first use, not at import
 
-        known = ["fixed", *length_sets()]
+        known = ["fixed", "random", *length_sets()]
         if value not in known:
             raise ValueError(f"unknown lengths {value!r}; accepted: {', '.join(known)}")
+        return value
+
+    @field_validator("prefix_caching", mode="before")
+    @classmethod
+    def _prefix_caching_text(cls, value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            text = value.strip().lower()
+            aliases = {"on": "true", "yes": "true", "1": "true", "off": "false", "no": "false"}
+            text = aliases.get(text, text)
+            if text not in ("auto", "true", "false"):
+                raise ValueError(
+                    f"{value!r} is not accepted; prefix_caching is auto (the engine's default), "
+                    "true or false"
+                )
+            return text
+        return value
+
+    @field_validator("shared_prefix_tokens")
+    @classmethod
+    def _prefix_within_prompt(cls, value, info):
+        prompt = info.data.get("prompt_tokens")
+        if prompt is not None and value > prompt:
+            raise ValueError(
+                f"{value:,} shared prefix tokens exceed the prompt's {prompt:,}; the shared "
+                f"prefix is part of the prompt: 0 to {prompt:,}"
+            )
         return value
 
     @field_validator("sleep_level", mode="before")
@@ -594,6 +677,13 @@ class Scenario(BaseModel):
     def raw(self) -> Scenario:
         """The scenario as given (``auto`` knobs left empty): what links and YAML carry."""
         return self if self._raw is None else self._raw
+
+    @property
+    def prefix_caching_on(self) -> bool:
+        """Automatic prefix caching: the scenario's choice, or the engine's default."""
+        if self.prefix_caching == "auto":
+            return bool(self.engine_figures.prefix_caching)
+        return self.prefix_caching == "true"
 
     @property
     def engine_id(self) -> str:

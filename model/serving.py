@@ -130,6 +130,8 @@ class StepModel:
         self.pre_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.prefill_efficiency)
         self.host_s = s.host_ms * MS
         self.host_seq_s = s.host_us_per_seq * US
+        # the API server streams each step's tokens: a step's n tokens take it n × this [s]
+        self.api_s = s.api_us_per_token * US / max(s.api_server_count, 1)
         # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
         self.window = float(m.sliding_window or 0) if m.sliding_window_layers else 0.0
         self.window_frac = (m.sliding_window_layers or 0) / m.layers if self.window else 0.0
@@ -232,7 +234,8 @@ class StepModel:
         t_mem = p["w_s"] + ctx * self.kv_s_per_tok
         t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
         t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
-        return roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
+        t = roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
+        return np.maximum(t, n * self.api_s) if self.api_s else t
 
     def decode_affine(self, n: int, ctx0: float, slope: float, k: int):
         """``(A, B)`` with step j's time ``A + B × j`` for ``k`` decode steps of ``n``
@@ -262,8 +265,22 @@ class StepModel:
                 return None
             if a < la:
                 a, b = la, 0.0
-            return float(a + p["host_s"]), float(b)
-        return float(a + p["launch_s"] + p["host_s"]), float(b)
+            return self._api_bound(n, float(a + p["host_s"]), float(b), k)
+        return self._api_bound(n, float(a + p["launch_s"] + p["host_s"]), float(b), k)
+
+    def _api_bound(self, n: int, a: float, b: float, k: int):
+        """``(a, b)`` of :meth:`decode_affine` under the API server's pace: steps that stream
+        faster than ``n`` tokens × :attr:`api_s` wait for it; None when the bound changes
+        within the ``k`` steps."""
+        c = n * self.api_s
+        if c <= 0:
+            return a, b
+        last = a + b * (k - 1)
+        if c <= min(a, last):
+            return a, b
+        if c >= max(a, last):
+            return float(c), 0.0
+        return None
 
     def mixed(self, n_dec: int, ctx_dec: float, p_tok: int, p_attn: float, p_kv: float) -> float:
         """One step with ``p_tok`` prefill tokens beside ``n_dec`` decodes [s].
@@ -286,7 +303,7 @@ class StepModel:
         t_gpu = max(t_mem, t_cmp) + p["comm_s"]
         # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
         host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
-        return float(max(t_gpu, p["launch_s"]) + host)
+        return float(max(max(t_gpu, p["launch_s"]) + host, n_dec * self.api_s))
 
 
 def chunk_attention(tokens, start) -> float:
@@ -356,6 +373,7 @@ class _Req:
     target: int = 0  # tokens to prefill before the next token is sampled
     generated: int = 0  # tokens sent to the client (at clock g0 while decoding)
     blocks: int = 0  # KV layer-blocks held (while prefilling; derived while decoding)
+    shared: int = 0  # prefix-cache blocks it references but does not own
     capped: bool = False  # its window layers hold all they keep (decoding, sliding window)
     g0: int = -1  # decode clock when it joined the decode set; -1 when not decoding
     order: int = 0  # admission order (preemption takes the newest)
@@ -399,6 +417,60 @@ def _kv_weights(s: Scenario) -> _KvWeights:
     )
 
 
+def frontend_fifo(send: np.ndarray, service: np.ndarray) -> np.ndarray:
+    """When each request leaves a single-server FIFO that serves it ``service`` seconds after
+    it is free and the request has arrived at ``send`` (sorted) [s]: Lindley's recursion
+    ``d_k = max(send_k, d_{k−1}) + service_k`` in closed form, ``d_k = S_k + max_{j≤k}
+    (send_j − S_{j−1})`` with ``S`` the cumulative service, one vectorised pass.
+
+    References
+    ----------
+    .. [1] D. V. Lindley, "The theory of queues with a single server", Proc. Cambridge Phil.
+       Soc. 48 (1952): the waiting-time recursion.
+    .. [2] vLLM ``vllm/entrypoints/openai/serving_engine.py``: one API-server process renders
+       the chat template and tokenises each request before it is sent to the engine core.
+    """
+    send = np.asarray(send, dtype=float)
+    service = np.asarray(service, dtype=float)
+    if not len(send) or not service.any():
+        return send.copy()
+    S = np.cumsum(service)
+    return S + np.maximum.accumulate(send - (S - service))
+
+
+def prefix_plan(s: Scenario, prompts: np.ndarray, kw: _KvWeights | None = None) -> dict:
+    """Which shared prefix each request starts with and how many whole KV blocks of it a
+    cache hit can reuse (``on`` False: no prefix caching in this run).
+
+    Every prompt starts with ``shared_prefix_tokens`` of one of ``prefix_groups`` prefixes,
+    drawn uniformly with the run's seed (``vllm bench serve``'s ``--random-prefix-len`` is one
+    group). Only whole blocks are hashed and reused, and at least the prompt's last token is
+    computed, so a hit covers at most ``min(shared, prompt − 1) // 16`` blocks.
+
+    References
+    ----------
+    .. [1] vLLM design doc "Automatic Prefix Caching" (docs/design/prefix_caching.md): blocks
+       hashed with their prefix, full blocks only, shared by reference count, unreferenced
+       blocks kept in an LRU free queue and evicted when a block is needed.
+    .. [2] vLLM ``vllm/v1/core/kv_cache_manager.py`` ``get_computed_blocks``: when the whole
+       prompt hits, the last block is recomputed to produce logits.
+    """
+    n = len(prompts)
+    on = bool(s.prefix_caching_on) and s.shared_prefix_tokens >= BLOCK_TOKENS
+    kw = kw or _kv_weights(s)
+    if kw.window:  # vLLM's hybrid allocator caches sliding-window layers differently
+        on = False
+    if not on:
+        return {"on": False, "group": np.zeros(n, dtype=np.int64), "blocks": np.zeros(n, np.int64)}
+    groups = (
+        np.random.default_rng([s.seed, 2]).integers(0, s.prefix_groups, size=n)
+        if s.prefix_groups > 1
+        else np.zeros(n, dtype=np.int64)
+    )
+    blocks = np.minimum(s.shared_prefix_tokens, np.asarray(prompts) - 1) // BLOCK_TOKENS
+    return {"on": True, "group": groups, "blocks": np.maximum(blocks, 0).astype(np.int64)}
+
+
 def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     """Serve the workload ``wl`` on one replica of ``s``; per-request times and the engine's
     per-step record (the module docstring gives the rules).
@@ -427,8 +499,25 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     sm = sm or StepModel(s, budget)
     front = s.frontend_ms * MS
     B = BLOCK_TOKENS
+    # the API server turns requests into engine requests one after another (chat template,
+    # tokenisation): a FIFO of ``frontend_us_per_token`` × prompt per request
+    fe_svc = (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS) / max(
+        s.api_server_count, 1
+    )
+    # the rest of the front-end time is latency that overlaps other requests' (HTTP, hops)
+    fe_lat = np.maximum(front - fe_svc, 0.0)
+
+    # prefix caching: each request's group and the whole blocks of its prefix it can reuse
+    pc = prefix_plan(s, prompts, kw)
+    groups, pre_blocks = pc["group"], pc["blocks"]
+    g_blocks: dict[int, int] = {}  # group → its prefix blocks in the cache
+    g_ref: dict[int, int] = {}  # group → running requests that reference them
+    lru: OrderedDict[int, None] = OrderedDict()  # unreferenced cached groups, oldest first
+    pcs = {"evictable": 0, "hit": 0, "queried": 0}
+    hit_tokens = np.zeros(N, dtype=np.int64)
 
     send = np.full(N, np.nan)
+    entry = np.full(N, np.nan)
     first = np.full(N, np.nan)
     finish = np.full(N, np.nan)
     preempted = np.zeros(N, dtype=np.int64)
@@ -437,11 +526,15 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     if conc is None:
         send[:] = wl.arrival_s
         st["sent"] = N
+        entry[:] = frontend_fifo(send, fe_svc) + fe_lat
+    fe = {"free": 0.0}
 
     def release(now: float) -> None:
         while conc is not None and st["sent"] < N and st["flight"] < conc:
             k = st["sent"]
             send[k] = max(wl.arrival_s[k], now)
+            fe["free"] = max(send[k], fe["free"]) + fe_svc[k]
+            entry[k] = fe["free"] + fe_lat[k]
             st["sent"] += 1
             st["flight"] += 1
 
@@ -529,15 +622,67 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         ctx_sum -= r.computed + steps
         r.computed += steps
         r.generated += steps
-        r.blocks = cost(r.computed)
+        r.blocks = cost(r.computed) - r.shared
         del decoding[r.i]
         r.g0 = -1
+
+    def unshare(r: _Req) -> None:
+        """Drop ``r``'s reference to its group's cached prefix; unreferenced, the prefix's
+        blocks stay cached but evictable (least recently used first)."""
+        nonlocal used
+        if not r.shared:
+            return
+        grp = int(groups[r.i])
+        g_ref[grp] -= 1
+        if g_ref[grp] == 0:
+            used -= g_blocks[grp]
+            pcs["evictable"] += g_blocks[grp]
+            lru[grp] = None
+        r.shared = 0
+
+    def evict() -> None:
+        """Free the least recently used unreferenced prefixes while the cache is over."""
+        while lru and used + pcs["evictable"] > cap:
+            grp, _ = lru.popitem(last=False)
+            pcs["evictable"] -= g_blocks.pop(grp)
+
+    def hit_of(r: _Req) -> int:
+        """Whole prefix blocks a request being admitted finds in the cache."""
+        if not pc["on"] or r.computed:
+            return 0
+        return min(g_blocks.get(int(groups[r.i]), 0), int(pre_blocks[r.i]))
+
+    def take_hit(r: _Req, hb: int) -> None:
+        nonlocal used
+        grp = int(groups[r.i])
+        if g_ref.get(grp, 0) == 0:
+            lru.pop(grp, None)
+            pcs["evictable"] -= g_blocks[grp]
+            used += g_blocks[grp]
+        g_ref[grp] = g_ref.get(grp, 0) + 1
+        r.shared = hb
+        r.computed = hb * B
+        if not r.generated:
+            hit_tokens[r.i] = hb * B
+        pcs["hit"] += hb * B
+
+    def publish(r: _Req) -> None:
+        """A request that computed its own prefix makes it the group's cached prefix."""
+        grp = int(groups[r.i])
+        pb = int(pre_blocks[r.i])
+        if r.shared or pb <= 0 or r.computed < pb * B or g_blocks.get(grp, 0):
+            return
+        g_blocks[grp] = pb
+        g_ref[grp] = 1
+        r.blocks -= pb
+        r.shared = pb
 
     def retire(r: _Req, now: float) -> None:
         nonlocal used, done
         finish[r.i] = now
         used -= r.blocks
         r.blocks = 0
+        unshare(r)
         done += 1
         st["flight"] -= 1
         live.pop(r.i, None)
@@ -558,6 +703,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 continue
             used -= r.blocks
             r.blocks = 0
+            unshare(r)
             r.computed = 0
             r.target = r.prompt + r.generated  # recompute prompt and generated tokens
             r.version += 1
@@ -576,7 +722,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             retire(r, now)
 
     while done < N:
-        while n_entered < st["sent"] and send[n_entered] + front <= t:
+        while n_entered < st["sent"] and entry[n_entered] <= t:
             i = n_entered
             r = _Req(i, int(prompts[i]), int(outputs[i]))
             r.target = r.prompt
@@ -584,7 +730,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             waiting.append(r)
             n_entered += 1
         if not decoding and not prefilling and not waiting:
-            t = max(t, send[n_entered] + front)  # idle until the next request arrives
+            t = max(t, entry[n_entered])  # idle until the next request arrives
             continue
         if cap_heap:
             cap_due()
@@ -597,6 +743,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 n >= max_seqs
                 or n >= budget
                 or cost(waiting[0].computed + min(waiting[0].target, budget - n))
+                - hit_of(waiting[0])
                 > cap - used - grow
             )
             horizon = finish_heap[0][0] - g
@@ -613,7 +760,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             if blocked and k_fit > 0:
                 k = k_fit
                 nxt = (
-                    send[n_entered] + front
+                    entry[n_entered]
                     if not waiting and n < max_seqs and n_entered < st["sent"]
                     else None
                 )
@@ -648,6 +795,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 t = t_end
                 finish_due(t)
                 release(t)
+                if lru:
+                    evict()
                 continue
 
         # ---- one step: decodes (preempting the newest while the cache is short), then chunks
@@ -662,14 +811,17 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             if left <= 0:
                 break
             c = min(r.target - r.computed, left)
-            extra = cost(r.computed + c) - r.blocks
+            extra = cost(r.computed + c) - r.shared - r.blocks
             while extra > cap - used - grow and r in prefilling:
                 if preempt(t) in (None, r):
                     break
                 n = len(decoding)
                 grow = grow_at(g) if n else 0
                 left = budget - n - sum(x[2] for x in sched)
-            if r not in prefilling or extra > cap - used - grow:
+            if r not in prefilling:
+                continue
+            extra = cost(r.computed + c) - r.shared - r.blocks  # a preemption may unshare
+            if extra > cap - used - grow:
                 continue
             used += extra
             r.blocks += extra
@@ -677,11 +829,20 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             left -= c
         while waiting and left > 0 and n + len(prefilling) < max_seqs:
             r = waiting[0]
-            c = min(r.target - r.computed, left)
-            extra = cost(r.computed + c) - r.blocks
-            if extra > cap - used - grow:
+            hb = hit_of(r)
+            start = r.computed + hb * B
+            c = min(r.target - start, left)
+            # a hit's blocks are already in the cache: only the rest is allocated (an
+            # unreferenced cached prefix is counted free until it is referenced again)
+            extra = cost(start + c) - r.blocks - hb
+            held = 0 if not hb or g_ref.get(int(groups[r.i]), 0) else g_blocks[int(groups[r.i])]
+            if extra + held > cap - used - grow:
                 break
             waiting.popleft()
+            if pc["on"] and not r.computed:
+                pcs["queried"] += r.target
+            if hb:
+                take_hit(r, hb)
             used += extra
             r.blocks += extra
             r.order = order_seq
@@ -692,7 +853,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             left -= c
         if not sched and not n:  # nothing fits now: wait for the next arrival
             if n_entered < st["sent"]:
-                t = max(t, send[n_entered] + front)
+                t = max(t, entry[n_entered])
                 continue
             raise ValueError("a request does not fit the KV cache")  # check_fits rules it out
         p_tok = sum(c for _, _, c in sched)
@@ -716,6 +877,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         finish_due(t)
         for r, _, c in sched:
             r.computed += c
+            if pc["on"] and not r.shared:
+                publish(r)
             if r.computed < r.target:
                 continue
             prefilling.remove(r)
@@ -729,6 +892,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             else:
                 join(r)
         release(t)
+        if lru:
+            evict()
 
     runs_n = np.asarray(rec_n, dtype=np.int64)
     run_batch = np.repeat(np.asarray(rec_batch, dtype=np.int64), runs_n)
@@ -762,7 +927,11 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
 
     return {
         "send_s": send,
-        "entry_s": send + front,
+        "entry_s": entry,
+        "prefix_hit_tokens": hit_tokens,
+        "prefix_cache_queried_tokens": int(pcs["queried"]),
+        "prefix_cache_hit_tokens": int(pcs["hit"]),
+        "prefix_caching": bool(pc["on"]),
         "first_token_s": first,
         "finish_s": finish,
         "prompt_tokens": prompts,

@@ -38,11 +38,17 @@ def wl_fixed(n, rate, prompt, output, seed=0, conc=None):
 )
 @pytest.mark.parametrize("batch", [1, 3, 64, 600])
 def test_a_decode_only_step_is_the_roofline_lens_step(name, batch):
+    """The engine's step is the Roofline lens's; the API server's pace bounds it from below
+    (a step's tokens stream no faster than batch × api_us_per_token)."""
     s = scen(("scenario", name), ("context_tokens", 1500))
     sm = serving.StepModel(s, 8192)
     got = sm.decode(batch, np.array([batch * 1500.0]))[0]
     want = decode.sweep(s, [batch])["t_step_s"][0]
-    assert got == pytest.approx(want, rel=1e-12)
+    assert got == pytest.approx(max(want, batch * s.api_us_per_token * 1e-6), rel=1e-12)
+    plain = serving.StepModel(
+        scen(("scenario", name), ("context_tokens", 1500), ("api_us_per_token", 0)), 8192
+    )
+    assert plain.decode(batch, np.array([batch * 1500.0]))[0] == pytest.approx(want, rel=1e-12)
 
 
 @pytest.mark.parametrize("name", ["default", "llama-8b-1xh100", "seed-3b-4090"])
@@ -88,7 +94,12 @@ def test_light_load_reproduces_one_request_alone(name):
 def test_one_sequence_at_a_time_waits_as_md1(rho):
     """max_num_seqs=1, fixed lengths, Poisson arrivals: a deterministic single server, whose
     mean wait is ρS / (2(1 − ρ)) (Pollaczek-Khinchine with zero service variance)."""
-    s = scen(("scenario", "llama-8b-1xh100"), ("max_num_seqs", 1), ("frontend_ms", 0))
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("max_num_seqs", 1),
+        ("frontend_ms", 0),
+        ("frontend_queued_ms", 0),
+    )
     one = serving.run(s, wl_fixed(1, 1.0, 256, 64))["figures"]
     S = one["mean_e2el_ms"] / 1000
     n = 20000
