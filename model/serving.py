@@ -78,6 +78,14 @@ SERVING_KEYS = (
     "burstiness",
     "num_requests",
     "lengths",
+    "range_ratio",
+    "prefix_caching",
+    "shared_prefix_tokens",
+    "prefix_groups",
+    "api_server_count",
+    "api_us_per_token",
+    "frontend_us_per_token",
+    "frontend_queued_ms",
     "seed",
     "max_num_seqs",
     "ttft_slo_ms",
@@ -1082,6 +1090,11 @@ def figures(sim: dict, s: Scenario) -> dict:
         float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
     )
     out["preemptions"] = int(sim["preempted"].sum())
+    queried = int(sim.get("prefix_cache_queried_tokens", 0))
+    hit = int(sim.get("prefix_cache_hit_tokens", 0))
+    # vLLM's "Prefix cache hit rate": hit tokens over the prompt tokens looked up at admission
+    out["prefix_cache_hit_rate"] = hit / queried if queried else 0.0
+    out["prefix_cached_tokens"] = hit
     out["saturated"] = bool(saturated(sim))
     out["max_num_seqs"] = int(sim["max_num_seqs"])
     out["kv_cache_blocks"] = int(sim["kv_blocks"])

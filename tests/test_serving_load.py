@@ -1,0 +1,282 @@
+"""What a server pays under load (issue 39): the API server's pace, the front end's queue,
+prefix caching and the spread of lengths. Expected values are hand calculations from the rules
+in model/serving.py's docstrings; the properties hold for any draw."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from model import lengths, serving
+from model.overrides import resolve
+from tests.test_serving import scen, wl_fixed
+
+B = serving.BLOCK_TOKENS
+
+
+# ------------------------------------------------------------------ the API server's pace
+
+
+def test_a_large_batch_streams_at_the_api_servers_pace():
+    """400 sequences of a small model: the engine's step is shorter than 400 tokens × 300 µs,
+    so the step the clients see is the API server's 120 ms; a second API server halves it."""
+    s = scen(("scenario", "llama-8b-1xh100"), ("api_us_per_token", 300), ("context_tokens", 500))
+    sm = serving.StepModel(s, 8192)
+    assert sm.decode(400, np.array([400 * 500.0]))[0] == pytest.approx(0.120, rel=1e-9)
+    two = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("api_us_per_token", 300),
+        ("api_server_count", 2),
+        ("context_tokens", 500),
+    )
+    assert serving.StepModel(two, 8192).decode(400, np.array([400 * 500.0]))[0] == pytest.approx(
+        0.060, rel=1e-9
+    )
+    # one sequence: the engine's step, far above 300 µs
+    assert sm.decode(1, np.array([500.0]))[0] > 0.0003
+
+
+@pytest.mark.parametrize("api", [0.0, 30.0, 300.0])
+def test_the_affine_run_under_the_api_bound_is_the_step_by_step_sum(api):
+    s = scen(("scenario", "llama-8b-1xh100"), ("api_us_per_token", api))
+    sm = serving.StepModel(s, 8192)
+    for n in (1, 40, 256):
+        k = 600
+        ctx0 = n * 300.0
+        aff = sm.decode_affine(n, ctx0, n, k)
+        steps = sm.decode(n, ctx0 + n * np.arange(k, dtype=float))
+        if aff is None:
+            continue  # the bound changes within the run: each step is evaluated
+        a, b = aff
+        assert a + b * np.arange(k) == pytest.approx(steps, rel=1e-9)
+
+
+# ------------------------------------------------------------------ the front end's queue
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 100), min_size=1, max_size=60),
+    st.lists(st.floats(0, 2), min_size=60, max_size=60),
+)
+def test_the_front_end_fifo_is_lindleys_recursion(gaps, service):
+    send = np.cumsum(gaps)
+    svc = np.asarray(service[: len(send)])
+    got = serving.frontend_fifo(send, svc)
+    free, want = 0.0, []
+    for t, x in zip(send, svc, strict=True):
+        free = max(t, free) + x
+        want.append(free)
+    assert got == pytest.approx(np.array(want), rel=1e-9, abs=1e-9)
+
+
+def test_a_flood_queues_at_the_front_end():
+    """1,000 requests at once, 12 ms each in the API server: the last reaches the engine after
+    12 s, the first after 12 ms; a lone request's TTFT is as before (the queued part is inside
+    frontend_ms)."""
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("frontend_ms", 12),
+        ("frontend_queued_ms", 12),
+        ("frontend_us_per_token", 0),
+    )
+    sim = serving.run(s, wl_fixed(1000, "inf", 128, 16))["sim"]
+    assert sim["entry_s"][0] == pytest.approx(0.012)
+    assert sim["entry_s"][-1] == pytest.approx(12.0)
+    lone = serving.run(s, wl_fixed(1, 1.0, 128, 16))["figures"]
+    no_queue = scen(("scenario", "llama-8b-1xh100"), ("frontend_ms", 12), ("frontend_queued_ms", 0))
+    alone = serving.run(no_queue, wl_fixed(1, 1.0, 128, 16))["figures"]
+    assert lone["mean_ttft_ms"] == pytest.approx(alone["mean_ttft_ms"], rel=1e-9)
+
+
+def test_more_api_servers_shorten_the_flood_queue():
+    base = [("scenario", "llama-8b-1xh100"), ("frontend_queued_ms", 12)]
+    one = serving.run(scen(*base), wl_fixed(400, "inf", 128, 16))["figures"]
+    four = serving.run(scen(*base, ("api_server_count", 4)), wl_fixed(400, "inf", 128, 16))
+    assert four["figures"]["mean_ttft_ms"] < 0.5 * one["mean_ttft_ms"]
+
+
+# ------------------------------------------------------------------ prefix caching
+
+
+def _prefix(*extra):
+    return scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("prompt_tokens", 2000),
+        ("output_tokens", 50),
+        ("shared_prefix_tokens", 1800),
+        *extra,
+    )
+
+
+def test_one_request_at_a_time_hits_every_prefix_but_the_first():
+    """Requests one after another, one group: every request but the first reuses the prefix's
+    whole blocks, ⌊1800 / 16⌋ = 112 blocks = 1,792 tokens."""
+    s = _prefix(("prefix_caching", "true"))
+    f = serving.run(s, wl_fixed(20, 0.2, 2000, 50))["figures"]
+    assert f["prefix_cached_tokens"] == 19 * 1792
+    assert f["prefix_cache_hit_rate"] == pytest.approx(19 * 1792 / (20 * 2000))
+
+
+def test_a_hit_skips_the_prefill_of_its_tokens():
+    on = serving.run(_prefix(("prefix_caching", "true")), wl_fixed(20, 0.2, 2000, 50))
+    off = serving.run(_prefix(("prefix_caching", "false")), wl_fixed(20, 0.2, 2000, 50))
+    ttft_on = on["figures"]["median_ttft_ms"]
+    ttft_off = off["figures"]["median_ttft_ms"]
+    assert ttft_on < 0.5 * ttft_off
+    assert off["figures"]["prefix_cached_tokens"] == 0
+
+
+def test_shared_blocks_are_counted_once_in_the_cache():
+    """64 requests in flight over one 1,792-token prefix hold its 112 blocks once: the peak
+    is far below 64 private copies."""
+    wl = wl_fixed(64, "inf", 2000, 200)
+    on = serving.run(_prefix(("prefix_caching", "true")), wl)["sim"]
+    off = serving.run(_prefix(("prefix_caching", "false")), wl)["sim"]
+    assert on["step_kv_blocks"].max() < 0.3 * off["step_kv_blocks"].max()
+    # the first request has no hit; the ones admitted once its prefix is computed do
+    assert on["prefix_hit_tokens"][0] == 0
+    assert (on["prefix_hit_tokens"] % B == 0).all()
+
+
+def test_a_whole_prompt_prefix_still_computes_its_last_token():
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("prompt_tokens", 1024),
+        ("shared_prefix_tokens", 1024),
+        ("prefix_caching", "true"),
+    )
+    sim = serving.run(s, wl_fixed(5, 0.1, 1024, 20))["sim"]
+    # 1023 tokens can hit at most: 63 whole blocks = 1,008 tokens
+    assert sim["prefix_hit_tokens"][1:].tolist() == [1008] * 4
+
+
+def test_many_prefixes_in_a_small_cache_are_evicted_least_recently_used_first():
+    """4,000 distinct 1,792-token prefixes do not fit the cache: most requests miss; 4 fit and
+    almost all hit."""
+    base = [
+        ("scenario", "llama-8b-1xh100"),
+        ("prompt_tokens", 2000),
+        ("output_tokens", 20),
+        ("shared_prefix_tokens", 1800),
+        ("prefix_caching", "true"),
+        ("num_requests", 600),
+        ("request_rate", 5),
+    ]
+    few = serving.run(scen(*base, ("prefix_groups", 4)))["figures"]
+    many = serving.run(scen(*base, ("prefix_groups", 100_000)))["figures"]
+    assert few["prefix_cache_hit_rate"] > 0.85
+    assert many["prefix_cache_hit_rate"] < 0.05
+
+
+def test_the_engine_default_decides_auto():
+    assert scen(("shared_prefix_tokens", 512)).prefix_caching_on  # vLLM V1: on
+    assert not scen(("engine", "vllm-v0"), ("shared_prefix_tokens", 512)).prefix_caching_on
+    old = scen(("engine", "vllm@2026.12.3"), ("shared_prefix_tokens", 512))
+    assert not old.prefix_caching_on  # a link to an older revision keeps its figures
+    assert scen(("engine", "vllm-v0"), ("prefix_caching", "on")).prefix_caching_on
+
+
+def test_no_shared_prefix_leaves_the_run_as_it_was():
+    a = serving.run(scen(("request_rate", 4), ("num_requests", 200)))["figures"]
+    b = serving.run(scen(("request_rate", 4), ("num_requests", 200), ("prefix_caching", "false")))
+    assert a["mean_ttft_ms"] == pytest.approx(b["figures"]["mean_ttft_ms"], rel=1e-12)
+    assert a["prefix_cache_hit_rate"] == 0.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(16, 1900),
+    st.integers(1, 50),
+    st.sampled_from([1.0, 20.0, "inf"]),
+    st.integers(0, 5),
+)
+def test_the_cache_never_holds_more_than_it_has(shared, groups, rate, seed):
+    s = scen(
+        ("scenario", "seed-3b-4090"),
+        ("prompt_tokens", 2000),
+        ("output_tokens", 64),
+        ("shared_prefix_tokens", shared),
+        ("prefix_groups", groups),
+        ("request_rate", rate),
+        ("num_requests", 150),
+        ("seed", seed),
+    )
+    sim = serving.run(s)["sim"]
+    assert sim["step_kv_blocks"].max() <= sim["kv_blocks"]
+    assert np.isfinite(sim["finish_s"]).all()
+    assert (sim["prefix_hit_tokens"] <= np.minimum(shared, 1999)).all()
+
+
+# ------------------------------------------------------------------ the spread of lengths
+
+
+def test_random_lengths_fill_vllms_range():
+    s = scen(
+        ("lengths", "random"),
+        ("prompt_tokens", 1000),
+        ("output_tokens", 200),
+        ("range_ratio", 0.5),
+        ("num_requests", 5000),
+    )
+    p, o = lengths.draw(s, 5000)
+    assert p.min() >= 500 and p.max() <= 1500
+    assert o.min() >= 100 and o.max() <= 300
+    assert p.mean() == pytest.approx(1000, rel=0.02)
+    assert o.mean() == pytest.approx(200, rel=0.02)
+
+
+def test_random_lengths_at_ratio_zero_are_fixed():
+    s = scen(("lengths", "random"), ("prompt_tokens", 700), ("output_tokens", 90))
+    p, o = lengths.draw(s, 100)
+    assert set(p.tolist()) == {700} and set(o.tolist()) == {90}
+
+
+def test_spread_lengths_fall_out_of_step():
+    """Fixed lengths that start together finish together; spread ones do not (the last step
+    holds fewer sequences)."""
+    base = [("request_rate", "inf"), ("num_requests", 64), ("max_concurrency", 64)]
+    fixed = serving.run(scen(*base))["figures"]
+    spread = serving.run(scen(*base, ("lengths", "random"), ("range_ratio", 0.9)))["figures"]
+    assert spread["p99_e2el_ms"] > 1.2 * spread["median_e2el_ms"]
+    assert fixed["p99_e2el_ms"] == pytest.approx(fixed["median_e2el_ms"], rel=0.05)
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "says"),
+    [
+        ("shared_prefix_tokens", "5000", "0 to 1,024"),
+        ("shared_prefix_tokens", "-1", "greater than or equal to 0"),
+        ("shared_prefix_tokens", "nan", "integer"),
+        ("prefix_groups", "0", "greater than or equal to 1"),
+        ("range_ratio", "1", "less than 1"),
+        ("range_ratio", "-0.2", "greater than or equal to 0"),
+        ("range_ratio", "nan", "finite"),
+        ("lengths", "gaussian", "fixed, random"),
+        ("prefix_caching", "maybe", "auto"),
+        ("api_us_per_token", "-5", "greater than or equal to 0"),
+        ("host_us_per_seq", "-1", "greater than or equal to 0"),
+        ("frontend_queued_ms", "-1", "greater than or equal to 0"),
+        ("api_server_count", "0", "greater than or equal to 1"),
+    ],
+)
+def test_bad_serving_input_names_the_key_and_what_is_accepted(key, value, says):
+    _, errors = resolve([(key, value)], strict=False)
+    assert errors and str(errors[0]).startswith(key), errors
+    assert says in str(errors[0])
+    cli = subprocess.run(
+        [sys.executable, "-m", "model", "eval", "--set", f"{key}={value}", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert cli.returncode == 2
+    assert key in cli.stderr and cli.stdout == ""
