@@ -14,7 +14,7 @@ import yaml
 
 from model import safeyaml
 from model.errors import ScenarioError
-from model.overrides import resolve, shared_base
+from model.overrides import DTYPE_KEYS, resolve, shared_base
 from model.presets import hardware_presets, model_presets
 from model.scenario import Scenario
 
@@ -108,10 +108,13 @@ def to_params(s: Scenario) -> list[tuple[str, str]]:
     out.append(("engine", s.engine))
     out += _spec_diff("hardware", mine["hardware"], base["hardware"], hardware_presets())
     out += _spec_diff("model", mine["model"], base["model"], model_presets())
+    # a link that names another model takes that checkpoint's dtypes unless it states them
+    # (model.overrides.resolve), so it states them
+    pinned = DTYPE_KEYS if any(k.split(".")[0] == "model" for k, _ in out) else ()
     for key, value in mine.items():
         if key in ("scenario", "hardware", "model", "engine"):
             continue
-        if value != base[key] or type(value) is not type(base[key]):
+        if key in pinned or value != base[key] or type(value) is not type(base[key]):
             out.append((key, _text(value)))
     return out
 

@@ -31,6 +31,8 @@ from model.units import PEAK_DTYPES
 
 DEFAULT_HARDWARE = "h100-sxm"
 DEFAULT_MODEL = "llama-3.1-70b"
+#: keys whose ``auto`` is the model checkpoint's dtype; a change of model without them takes it
+DTYPE_KEYS = ("weights_dtype", "kv_dtype")
 MAX_ITEMS = 200  #: key=value pairs, counting the fields of inline hardware/model mappings
 MAX_VALUE_CHARS = 2000
 #: keys whose values may be longer: 512 capture sizes of up to 5 digits and their commas
@@ -373,6 +375,10 @@ def resolve(
         errors.append(err)
 
     pairs = _normalise(items)
+    if any(k == "model" for k, _ in pairs):
+        # another model: its checkpoint's dtypes unless the items state them (issue 39)
+        given = {k for k, _ in pairs}
+        pairs = pairs + [(k, "auto") for k in DTYPE_KEYS if k not in given]
     if len(pairs) > MAX_ITEMS:
         fail(ScenarioError("", f"{len(pairs)} keys given; at most {MAX_ITEMS} are accepted"))
         pairs = pairs[:0]

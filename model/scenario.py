@@ -161,6 +161,16 @@ class ModelSpec(BaseModel):
         description="how many of the layers use the sliding window (config.json layer_types; "
         "Gemma 3: 5 of every 6); the others attend to the whole context",
     )
+    checkpoint_dtype: WeightsDtype | None = Field(
+        None,
+        description="the dtype the published checkpoint stores its weights in (empty: bf16); "
+        "weights_dtype=auto takes it",
+    )
+    checkpoint_kv_dtype: KvDtype | None = Field(
+        None,
+        description="the KV-cache dtype the checkpoint's config asks for (empty: bf16); "
+        "kv_dtype=auto takes it",
+    )
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -541,6 +551,25 @@ class Scenario(BaseModel):
         if not isinstance(value, str):
             raise ValueError(f"must be an engine id; accepted: {engines.accepted_engines()}")
         return engines.normalise(value)
+
+    @field_validator("weights_dtype", mode="before")
+    @classmethod
+    def _weights_auto(cls, value, info):
+        """``auto``: the checkpoint's weights dtype (the model preset's ``checkpoint_dtype``;
+        bf16 when it states none): gpt-oss opens in MXFP4, DeepSeek-V3/R1 in FP8."""
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            m = info.data.get("model")
+            return (getattr(m, "checkpoint_dtype", None) or "bf16") if m is not None else "bf16"
+        return value
+
+    @field_validator("kv_dtype", mode="before")
+    @classmethod
+    def _kv_auto(cls, value, info):
+        """``auto``: the KV-cache dtype the checkpoint asks for (bf16 when it states none)."""
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            m = info.data.get("model")
+            return (getattr(m, "checkpoint_kv_dtype", None) or "bf16") if m is not None else "bf16"
+        return value
 
     @field_validator("weights_dtype")
     @classmethod

@@ -21,6 +21,7 @@ scenario_caption(s, rate, conc, f"{s.num_requests:,} requests", f"lengths: {s.le
 shown.notice("does_not_fit", "error")
 shown.metrics("headline")
 shown.metrics("run")
+shown.metrics("prefix")
 shown.notice("saturated", "warning")
 assumption_line(s, lens="serving")
 draw_sidebar()

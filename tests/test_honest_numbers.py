@@ -52,7 +52,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12.3")
+    assert engines.normalise("vllm").endswith("@2026.12.4")
 
 
 @pytest.mark.parametrize(
@@ -60,14 +60,14 @@ def test_capture_per_graph_by_release_band(scenario):
     [
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
-        ("0.11.2", None, "vllm@2026.12.3"),
-        ("0.24.0", "V1", "vllm@2026.12.3"),
-        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.3"),
-        ("0.9.2", "V0", "vllm-v0@2026.12.3"),
-        (None, "V0", "vllm-v0@2026.12.3"),
+        ("0.11.2", None, "vllm@2026.12.4"),
+        ("0.24.0", "V1", "vllm@2026.12.4"),
+        ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.4"),
+        ("0.9.2", "V0", "vllm-v0@2026.12.4"),
+        (None, "V0", "vllm-v0@2026.12.4"),
         ("0.2.7", "V0", "vllm-v0@0.4"),
         ("0.4.1", None, "vllm-v0@0.4"),
-        ("0.5.3.post1", None, "vllm-v0@2026.12.3"),
+        ("0.5.3.post1", None, "vllm-v0@2026.12.4"),
         ("0.7.3", None, "vllm-v0@0.7"),
         ("v0.7.4.dev181+gf35f8e22", "V0", "vllm-v0@0.7"),
         (None, None, None),
@@ -372,7 +372,12 @@ def test_a_latent_attention_layer_pays_its_small_kernels(scenario, engine, per_l
     extra = decode.mla_overhead_s(s, [1, 4, 64])
     assert_allclose(extra, [61 * per_layer_us * 1e-6] * 3)
     row = decode.at_batch(s, 4)
-    host = e.host_ms * 1e-3 + float(decode.moe_overhead_s(s, [4])[0]) + 61 * per_layer_us * 1e-6
+    host = (
+        e.host_ms * 1e-3
+        + 4 * e.host_us_per_seq * 1e-6  # the engine core's work per running sequence
+        + float(decode.moe_overhead_s(s, [4])[0])
+        + 61 * per_layer_us * 1e-6
+    )
     assert row["t_host_s"] == pytest.approx(host)
     # a model without a latent KV pays none, on any engine
     dense = scenario(model="llama-3.1-70b", hardware="h200", gpus=8, engine=engine)
@@ -545,7 +550,8 @@ def test_the_step_split_names_the_fixed_work_per_layer_apart_from_the_host(scena
     r1 = evaluate(scenario(model="deepseek-r1", hardware="h200", gpus=8, batch=8))["decode"]
     moe = float(decode.moe_overhead_s(scenario(model="deepseek-r1", gpus=8), [8])[0])
     assert r1["t_layer_fixed_ms"] == pytest.approx((moe + 61 * 97e-6) * 1e3)
-    assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0)  # vLLM's host work
+    # vLLM's host work: 1 ms a step and 4 µs per running sequence (revision 2026.12.4)
+    assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0 + 8 * 0.004)
     assert "fixed work per layer (MoE routing, MLA kernels, GEMM floors)" in _host(r1)
     dense = evaluate(scenario(model="llama-3.1-8b", gpus=1))["decode"]
     assert dense["t_layer_fixed_ms"] == 0 and _host(dense) == f"host {dense['t_host_ms']:.3f} ms"
@@ -627,7 +633,9 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
         assert len(set(profile.versions)) == len(profile.versions)
     for ident in ("vllm", "vllm-v0", "sglang"):
         versions = engines.engine_profiles()[ident].versions
-        assert {"2026.12.3", "2026.12.2", "2026.12.1", "2026.12", "2026.11"} <= set(versions)
+        assert {"2026.12.4", "2026.12.3", "2026.12.2", "2026.12.1", "2026.12", "2026.11"} <= set(
+            versions
+        )
     # 2026.12.1 (engines-previous-2026.12.1.yaml) gave the MI300X the H100's share
     mi = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "mi300x", "weights_dtype": "bf16"}
     assert scenario(engine="vllm@2026.12.1", **mi).effective().bw_efficiency == 0.80
@@ -662,7 +670,10 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     # a link pinned to 2026.12.2 (engines-previous-2026.12.2.yaml) keeps the step it had
     old = scenario(engine="vllm@2026.12.2", hardware="mi300x", **kw)
     assert decode.gemm_floor_s(old.effective(), 1) == 0
-    assert_allclose(evaluate(old)["decode"]["t_step_ms"] + 2.112, one["t_step_ms"], rtol=1e-9)
+    # + the GEMM floors, + 4 µs of engine-core work for the one sequence (2026.12.4)
+    assert_allclose(
+        evaluate(old)["decode"]["t_step_ms"] + 2.112 + 0.004, one["t_step_ms"], rtol=1e-9
+    )
 
 
 def test_the_a100_takes_vllms_small_batch_defaults(scenario):

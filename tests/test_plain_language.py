@@ -252,7 +252,10 @@ def test_modified_keys_name_what_differs_from_the_preset_in_plain_words():
     assert text.modified_caption(defaults) == (
         "Modified from the built-in defaults: batch, launch cost τ."
     )
+    # another model opens in its checkpoint's dtype (BF16 here, the defaults' FP8 before)
     model, _ = resolve([("model", "llama-3.2-3b")])
+    assert text.modified_keys(model) == ["model", "weights dtype"]
+    model, _ = resolve([("model", "llama-3.2-3b"), ("weights_dtype", "fp8")])
     assert text.modified_keys(model) == ["model"]
 
 

@@ -18,6 +18,8 @@ from model.scenario import ModelSpec
 
 
 def scen(*pairs):
+    # the engine's step alone: no API-server pace (tests/test_serving_load.py checks that)
+    pairs = (("api_us_per_token", 0), *pairs)
     return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
 
 
@@ -135,6 +137,7 @@ def test_the_serving_cache_frees_what_leaves_the_window():
 def test_a_cache_that_thrashes_without_the_window_does_not_with_it():
     s = scen(
         ("model", "gpt-oss-20b"),
+        ("weights_dtype", "fp8"),  # the cache below was sized with FP8 weights
         ("hardware", "h100-sxm"),
         ("gpus", 1),
         ("gpu_memory_utilization", 0.396),

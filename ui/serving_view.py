@@ -58,14 +58,18 @@ def controls(s: Scenario) -> None:
         "Lengths",
         "lengths",
         s.lengths,
-        options=["fixed", *sets],
+        options=["fixed", "random", *sets],
         format_func=lambda k: (
             f"fixed: {s.prompt_tokens:,} in, {s.output_tokens:,} out"
             if k == "fixed"
+            else f"random: {s.prompt_tokens:,} / {s.output_tokens:,} ± {s.range_ratio:.0%}"
+            if k == "random"
             else sets[k].name
         ),
-        help="Every request the sidebar's prompt and output tokens, or lengths drawn from a "
-        "real trace's distribution (presets/lengths.yaml names its source).",
+        help="Every request the sidebar's prompt and output tokens; random, each length "
+        "drawn uniformly within ± range ratio of them (vllm bench serve's random dataset, "
+        "--random-range-ratio); or lengths drawn from a real trace's distribution "
+        "(presets/lengths.yaml names its source).",
     )
     field_widget(
         c[4].number_input,
@@ -157,4 +161,77 @@ def controls(s: Scenario) -> None:
                 placeholder=f"auto ({eff.frontend_ms:g})",
                 help="Per-request time before the first schedule (HTTP, chat template, "
                 "tokenisation), in every TTFT; empty: the engine profile's.",
+            )
+
+    box = st.expander(
+        "Prefix caching, length spread and API servers",
+        key="x_serving_prefix",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            e = st.columns(5)
+            field_widget(
+                e[0].selectbox,
+                "Prefix caching",
+                "prefix_caching",
+                s.prefix_caching,
+                options=["auto", "true", "false"],
+                format_func=lambda k: (
+                    f"auto ({'on' if eff.engine_figures.prefix_caching else 'off'})"
+                    if k == "auto"
+                    else {"true": "on", "false": "off"}[k]
+                ),
+                help="Automatic prefix caching: prompts that start with the same whole 16-token "
+                "blocks reuse their KV cache and skip their prefill; shared blocks count once; "
+                "unreferenced ones are evicted least recently used first. auto: the engine's "
+                "default (vLLM V1 and SGLang on, vLLM V0 off).",
+            )
+            field_widget(
+                e[1].number_input,
+                "Shared prefix tokens",
+                "shared_prefix_tokens",
+                s.shared_prefix_tokens,
+                min_value=0,
+                max_value=10_000_000,
+                step=64,
+                help="Tokens every prompt starts with (a system prompt, a shared document), "
+                "part of the prompt; 0 to the prompt tokens (vllm bench serve "
+                "--random-prefix-len).",
+            )
+            field_widget(
+                e[2].number_input,
+                "Prefix groups",
+                "prefix_groups",
+                s.prefix_groups,
+                min_value=1,
+                max_value=1_000_000,
+                step=1,
+                help="How many distinct shared prefixes the requests draw from, uniformly "
+                "(1: one system prompt; many: many documents, which compete for the cache).",
+            )
+            field_widget(
+                e[3].number_input,
+                "Range ratio",
+                "range_ratio",
+                s.range_ratio,
+                min_value=0.0,
+                max_value=0.999,
+                step=0.05,
+                format="%g",
+                help="lengths=random: each length drawn uniformly from [L(1 − r), L(1 + r)], r "
+                "in [0, 1) (vllm bench serve --random-range-ratio).",
+            )
+            field_widget(
+                e[4].number_input,
+                "API servers",
+                "api_server_count",
+                s.api_server_count,
+                min_value=1,
+                max_value=64,
+                step=1,
+                help="API-server processes sharing the front-end work and the streaming of "
+                "tokens (vllm serve --api-server-count). Each costs the engine's "
+                f"{eff.api_us_per_token:g} µs per streamed token and "
+                f"{eff.frontend_queued_ms:g} ms per request.",
             )

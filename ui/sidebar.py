@@ -10,7 +10,7 @@ import streamlit as st
 from model import codecs
 from model.engines import ENGINE_KNOBS, engine_profiles
 from model.errors import ScenarioError
-from model.overrides import resolve
+from model.overrides import DTYPE_KEYS, resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
@@ -30,7 +30,9 @@ _on_field = state.on_field
 
 
 def _on_preset(kind: str) -> None:
-    state.apply_change([(kind, st.session_state[f"w_{kind}"])], drop_prefixes=(kind,))
+    # another model opens in its checkpoint's dtypes (model.overrides.DTYPE_KEYS)
+    drop = (kind, *DTYPE_KEYS) if kind == "model" else (kind,)
+    state.apply_change([(kind, st.session_state[f"w_{kind}"])], drop_prefixes=drop)
 
 
 def _on_scenario() -> None:
@@ -187,6 +189,14 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         args=("gpus",),
         help="GPUs per replica. " + GLOSSARY["TP (tensor parallelism)"],
     )
+    ckpt = s.model.checkpoint_dtype or "bf16"
+    if s.weights_dtype != ckpt:
+        sb.caption(
+            f"The checkpoint stores {ckpt.upper()} weights; {s.weights_dtype.upper()} assumes "
+            "a converted or quantised one."
+        )
+    else:
+        sb.caption(f"Weights as the checkpoint stores them ({ckpt.upper()}).")
     if s.weights_gb is not None:
         sb.caption(
             f"Weights size fixed at {s.weights_gb:,.3g} GB (Overheads and efficiencies, "

@@ -134,6 +134,14 @@ KEY_NAMES = {
     "launch_us": "launch cost τ",
     "host_ms": "host work",
     "host_us_per_seq": "host work per sequence",
+    "api_us_per_token": "API-server work per token",
+    "frontend_us_per_token": "front-end work per prompt token",
+    "frontend_queued_ms": "queued front-end time",
+    "api_server_count": "API servers",
+    "range_ratio": "length range ratio",
+    "prefix_caching": "prefix caching",
+    "shared_prefix_tokens": "shared prefix tokens",
+    "prefix_groups": "prefix groups",
     "cuda_graphs": "CUDA graphs",
     "launch_model": "launch model",
     "bw_efficiency": "bandwidth efficiency",
@@ -234,6 +242,9 @@ def modified_keys(s) -> list[str]:
     for key, _ in codecs.to_params(raw):
         if key == "scenario" or (key == "engine" and raw.engine == base.engine):
             continue
+        if key in ("weights_dtype", "kv_dtype") and getattr(raw, key) == getattr(base, key):
+            continue  # stated because the model changed (codecs.to_params), not changed
+
         name = key_name(key)
         if name not in names:
             names.append(name)

@@ -172,6 +172,47 @@ RUN = Metrics(
 )
 
 
+def _prefix_on(v: View) -> bool:
+    return _fits(v) and v.s.prefix_caching_on and v.s.shared_prefix_tokens >= 16
+
+
+def _prefix_caption(v: View) -> str | None:
+    if not _prefix_on(v):
+        return None
+    f = v.f["serving"]
+    total = f.get("total_input_tokens") or 0
+    saved = f.get("prefix_cached_tokens") or 0
+    return (
+        f"{v.s.shared_prefix_tokens:,} shared prompt tokens in {v.s.prefix_groups:,} "
+        f"group(s): {saved:,} of {total:,} prompt tokens ({saved / max(total, 1):.0%}) were "
+        "read from the cache instead of prefilled; the shared blocks count once in the KV cache."
+    )
+
+
+PREFIX = Metrics(
+    (
+        Metric(
+            "Prefix cache hit rate",
+            "serving.prefix_cache_hit_rate",
+            show=lambda x: f"{x:.0%}",
+            better="higher",
+            when=_prefix_on,
+            help="Prompt tokens found in the cache over those looked up when a request was "
+            "admitted (vLLM's 'Prefix cache hit rate').",
+        ),
+        Metric(
+            "Prefill tokens saved",
+            "serving.prefix_cached_tokens",
+            show=_count,
+            better="higher",
+            when=_prefix_on,
+            help="Prompt tokens whose KV came from the cache: their prefill was skipped.",
+        ),
+    ),
+    caption=_prefix_caption,
+)
+
+
 def _empty(title: str):
     return figure([], base_layout(title))
 
@@ -276,7 +317,7 @@ SERVING = Lens(
     slug="serving",
     compute=_compute,
     figures=_figures,
-    metrics={"headline": HEADLINE, "run": RUN},
+    metrics={"headline": HEADLINE, "run": RUN, "prefix": PREFIX},
     charts=(
         Chart("load", _load, page_baseline=False, measured=_measured_runs, note=_measured_note),
         Chart("timeline", _timeline, page_baseline=False),
