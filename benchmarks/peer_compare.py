@@ -27,9 +27,10 @@ to HYBRID where the silicon tables miss an op, which the cache records):
   current database version for that system (its versions are not the runs' versions);
 * parallelism: gpus = TP (``pp2`` in the run id -> PP 2; ``ep`` -> MoE expert parallel;
   ``dpattn`` -> attention DP); MoE models otherwise MoE-TP = TP;
-* isl/osl: the run's mean prompt/output tokens (``prefix_cached_tokens=N`` in the notes ->
-  AIConfigurator's ``prefix``); ctx_tokens: AIConfigurator's default (= isl). ``--ctx-tokens
-  engine`` passes the engine's prefill chunk instead (vLLM 8192, 2048 on A100 / GPUs under
+* isl/osl: the run's mean prompt tokens and the output tokens it generated
+  (``tests.published_serving.generated_mean``, as this project's runs take them;
+  ``prefix_cached_tokens=N`` in the notes -> AIConfigurator's ``prefix``); ctx_tokens:
+  AIConfigurator's default (= isl). ``--ctx-tokens engine`` passes the engine's prefill chunk instead (vLLM 8192, 2048 on A100 / GPUs under
   70 GiB, ``mnbtN`` from the run id; SGLang / TRT-LLM 8192), but AIConfigurator reads
   ctx_tokens as the prefill tokens in EVERY mixed step, so a chunk far above isl inflates its
   TTFT (Qwen3-8B H100 isl 233 batch 1: 205 ms at 8192 vs 39 ms at the default) and its
@@ -295,6 +296,7 @@ def _engine(row: dict) -> str:
 
 def job_for(run_id: str, row: dict, ctx_mode: str = "aic") -> tuple[dict | None, str | None]:
     """AIConfigurator's inputs for one run, or (None, why it cannot take the run)."""
+    from tests import published_serving as ps
     from tests.published import prefix_cached_tokens
 
     gpu, model, dtype = row["gpu"], row["model"], row["weights_dtype"]
@@ -316,7 +318,7 @@ def job_for(run_id: str, row: dict, ctx_mode: str = "aic") -> tuple[dict | None,
         system_name=SYSTEMS[gpu],
         backend_name=engine,
         isl=round(float(row["prompt_tokens"])),
-        osl=max(round(float(row["output_tokens"])), 1),
+        osl=max(round(ps.generated_mean(row)), 1),
         tp_size=tp,
         pp_size=pp,
         attention_dp_size=dp,

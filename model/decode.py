@@ -168,6 +168,61 @@ def moe_bw_efficiency(s: Scenario) -> float | None:
     return min(bw * engines.bw_share(s.engine_figures, s.hardware.id), 1.0)
 
 
+def routed_params(s: Scenario) -> float:
+    """Routed-expert parameters one token multiplies: ``experts_per_token × per_expert``
+    [count] (0 for a dense model); ``per_expert`` as :func:`roofline.expert_params_read`."""
+    m = s.model
+    if not m.experts or not m.experts_per_token or m.experts <= m.experts_per_token:
+        return 0.0
+    per_expert = (m.params_b - m.active) * 1e9 / (m.experts - m.experts_per_token)
+    return m.experts_per_token * per_expert
+
+
+def moe_flops_s(s: Scenario, tokens) -> np.ndarray | None:
+    """Time of the routed experts' FLOPs in one step of ``tokens`` tokens, per GPU [s], on the
+    engine's grouped-GEMM curve; None where the experts run at the dense efficiencies (a dense
+    model, a profile without the curve, or FLOPS efficiencies the scenario sets itself).
+
+    ``t = 2 × (routed / k) × (tokens × k + x½ × touched) / GPUs / (peak × e × n / (n + n½))``:
+    each expert a step touches (:func:`roofline.experts_touched`) costs its rows plus ``x½``
+    rows of tile and scheduling overhead, at a share of peak that grows with ``n``, the per-GPU
+    expert width (intermediate size / GPUs, the size per expert over 3 × hidden × layers). With
+    every expert touched this is the fitted ``share = e × x / (x + x½) × n / (n + n½)`` at
+    ``x = tokens × k / E`` tokens per expert; with few tokens it stays below the experts' bytes
+    (the memory term), as the kernel is then bandwidth-bound.
+
+    References
+    ----------
+    .. [1] The engine profile's ``moe_flops_efficiency``, ``moe_tokens_half`` and
+       ``moe_inter_half``, derived from NVIDIA AIConfigurator's measured fused-MoE tables
+       (aiconfigurator-core 0.12, ``systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.24.0/
+       moe_perf.parquet``; ``tools/fit_moe_flops.py``; presets/engines-EVIDENCE.md).
+    """
+    s = s.effective()
+    m = s.model
+    routed = routed_params(s)
+    if not routed or not s.flops_efficiency_auto:
+        return None
+    curve = engines.moe_flops_values(s.engine_figures, s.weights_dtype)
+    if curve is None:
+        return None
+    eff, x_half, n_half = curve
+    t = np.maximum(np.asarray(tokens, dtype=float), 0.0)
+    k = m.experts_per_token
+    rows = t * k + x_half * roofline.experts_touched(t, m.experts, k)
+    width = routed / k / (3.0 * m.hidden * m.layers) / s.gpus
+    share = eff * width / (width + n_half)
+    _, peak, _ = peaks(s)
+    return 2.0 * (routed / k) * rows / s.gpus / (peak * share)
+
+
+def dense_matmul_params(s: Scenario) -> float:
+    """:func:`matmul_params` less the routed experts where :func:`moe_flops_s` times them."""
+    if moe_flops_s(s, 1.0) is None:
+        return matmul_params(s)
+    return max(matmul_params(s) - routed_params(s), 0.0)
+
+
 def allreduce_s(s: Scenario, tokens) -> np.ndarray:
     """The tensor-parallel all-reduces of one step of ``tokens`` tokens [s]
     (:func:`roofline.allreduce_time` with the scenario's link, latency and model)."""
@@ -237,7 +292,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     t_mem = roofline.memory_time(bytes_per_gpu - expert_bytes, bw, s.bw_efficiency)
     if moe:
         t_mem = t_mem + roofline.memory_time(expert_bytes, bw, moe_eff)
-    t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
+    moe_flops = moe_flops_s(s, padded)
+    if moe_flops is None:
+        t_cmp = roofline.compute_time(flops_per_gpu, peak, s.flops_efficiency)
+    else:  # the routed experts on the engine's grouped-GEMM curve, the rest as dense
+        dense = roofline.step_flops(
+            padded, dense_matmul_params(s), m.layers, m.heads, m.head_dim, attended
+        )
+        t_cmp = roofline.compute_time(dense / s.gpus, peak, s.flops_efficiency) + moe_flops
     t_comm = allreduce_s(s, padded)
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 

@@ -82,6 +82,7 @@ class DtypeEfficiency(BaseModel):
     flops_efficiency: float | None = Field(None, ge=0.001, le=1)
     prefill_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
+    moe_flops_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_us_per_layer: float | None = Field(None, ge=0, le=10000)
     moe_us_per_expert: float | None = Field(None, ge=0, le=10000)
 
@@ -148,6 +149,22 @@ class EngineFigures(BaseModel):
         False, description="the engine caches prompt prefixes by default (block hashes, LRU)"
     )
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
+    moe_flops_efficiency: float | None = Field(
+        None,
+        ge=0.001,
+        le=1,
+        description="share of the dtype's peak the routed experts' grouped GEMMs reach with "
+        "many tokens per expert and a wide expert (None: they run at the dense efficiencies)",
+    )
+    moe_tokens_half: float = Field(
+        0.0, ge=0, le=100000, description="tokens per expert at which they reach half of it"
+    )
+    moe_inter_half: float = Field(
+        0.0,
+        ge=0,
+        le=100000,
+        description="per-GPU expert width (intermediate size / GPUs) at which they reach half",
+    )
     moe_us_per_layer: float = Field(0.0, ge=0, le=10000)
     moe_us_per_expert: float = Field(
         0.0, ge=0, le=10000, description="per distinct expert a step touches, per MoE layer"
@@ -277,6 +294,17 @@ def moe_values(fig: EngineFigures, weights_dtype: str) -> tuple[float | None, fl
     per_layer = d.moe_us_per_layer if d.moe_us_per_layer is not None else fig.moe_us_per_layer
     per_expert = d.moe_us_per_expert if d.moe_us_per_expert is not None else fig.moe_us_per_expert
     return bw, per_layer, per_expert
+
+
+def moe_flops_values(fig: EngineFigures, weights_dtype: str) -> tuple[float, float, float] | None:
+    """The routed experts' compute curve of a profile for a weights dtype: the share of peak
+    they reach, and the tokens per expert and per-GPU expert width at which they reach half of
+    it; None where the profile leaves the experts' FLOPs at the dense efficiencies."""
+    d = fig.dtype_efficiency.get(weights_dtype) or DtypeEfficiency()
+    eff = d.moe_flops_efficiency if d.moe_flops_efficiency is not None else fig.moe_flops_efficiency
+    if eff is None:
+        return None
+    return eff, fig.moe_tokens_half, fig.moe_inter_half
 
 
 def small_gpu(fig: EngineFigures, memory_gib: float, hardware_id: str) -> bool:

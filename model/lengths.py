@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Annotated
+from typing import Annotated, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -32,6 +32,9 @@ class LengthSet(BaseModel):
     mean_prompt_tokens: float = Field(ge=1)
     mean_output_tokens: float = Field(ge=1)
     correlation: float = Field(ge=-1, le=1)
+    #: ``absolute``: the table's tokens are drawn as they are; ``means``: the table is a shape,
+    #: rescaled so its means are the scenario's ``prompt_tokens`` and ``output_tokens``
+    scale: Literal["absolute", "means"] = "absolute"
     source: str = Field(min_length=1, max_length=1000)
 
     @model_validator(mode="after")
@@ -73,6 +76,9 @@ def draw(s, n: int) -> tuple[np.ndarray, np.ndarray]:
         q = np.asarray(d.percentiles) / 100.0
         prompt = np.interp(rng.random(n), q, d.prompt_tokens)
         output = np.interp(rng.random(n), q, d.output_tokens)
+        if d.scale == "means":
+            prompt = prompt * (s.prompt_tokens / d.mean_prompt_tokens)
+            output = output * (s.output_tokens / d.mean_output_tokens)
     prompt, output = np.maximum(np.rint(prompt), 1), np.maximum(np.rint(output), 1)
     limit = s.model.max_context_tokens
     if limit:

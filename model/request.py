@@ -11,7 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from model import memory, roofline
-from model.decode import allreduce_s, at_batch, launch_s, matmul_params, peaks, weights_read_bytes
+from model.decode import (
+    allreduce_s,
+    at_batch,
+    dense_matmul_params,
+    launch_s,
+    matmul_params,
+    moe_flops_s,
+    peaks,
+    weights_read_bytes,
+)
 from model.scenario import Scenario
 from model.units import MS, TERA
 
@@ -72,7 +81,14 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
     kv_bytes = kv_tokens * memory.kv_bytes_per_token(s)
     bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
     flops = prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
-    t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+    moe_flops = moe_flops_s(s, sizes)
+    if moe_flops is None:
+        t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+    else:  # the routed experts on the engine's grouped-GEMM curve (model.decode.moe_flops_s)
+        dense = prefill_flops(
+            sizes, 0.0, dense_matmul_params(s), m.layers, m.heads, m.head_dim, attended
+        )
+        t_cmp = roofline.compute_time(dense / s.gpus, peak, s.prefill_efficiency) + moe_flops
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
     t_comm = allreduce_s(s, sizes)
     _, t_launch = launch_s(s, sizes)

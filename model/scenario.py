@@ -750,6 +750,11 @@ class Scenario(BaseModel):
         """True when the bandwidth efficiency is the engine's (its MoE refinement applies)."""
         return self.raw.bw_efficiency is None
 
+    @property
+    def flops_efficiency_auto(self) -> bool:
+        """True when both FLOPS efficiencies are the engine's (its MoE compute curve applies)."""
+        return self.raw.flops_efficiency is None and self.raw.prefill_efficiency is None
+
     def from_engine(self) -> list[str]:
         """The knobs that take the engine's value (left ``auto``)."""
         raw = self.raw

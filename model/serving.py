@@ -57,10 +57,11 @@ import numpy as np
 from model import launch, memory, roofline
 from model.decode import (
     allreduce_s,
+    dense_matmul_params,
     launch_s,
-    matmul_params,
     mla_overhead_s,
     moe_bw_efficiency,
+    moe_flops_s,
     moe_overhead_s,
     peaks,
     weights_read_bytes,
@@ -134,8 +135,11 @@ class StepModel:
         attn = 4.0 * m.layers * m.heads * m.head_dim
         self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
         self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
-        self.dec_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.flops_efficiency)
-        self.pre_lin_s = 2.0 * matmul_params(s) / s.gpus / (peak * s.prefill_efficiency)
+        # the routed experts' FLOPs, where the engine times them on its grouped-GEMM curve,
+        # are a term of the step's token count (model.decode.moe_flops_s) and not in these
+        dense = dense_matmul_params(s)
+        self.dec_lin_s = 2.0 * dense / s.gpus / (peak * s.flops_efficiency)
+        self.pre_lin_s = 2.0 * dense / s.gpus / (peak * s.prefill_efficiency)
         self.host_s = s.host_ms * MS
         self.host_seq_s = s.host_us_per_seq * US
         # the API server streams each step's tokens: a step's n tokens take it n × this [s]
@@ -181,7 +185,7 @@ class StepModel:
             "w_s": w_s,
             # attention FLOPs run on the padded batch (model.decode.sweep): ctx × padded / n
             "attn_scale": np.where(b > 0, padded / np.maximum(b, 1), 1.0),
-            "lin_s": padded * self.dec_lin_s,
+            "lin_s": padded * self.dec_lin_s + _moe(s, padded),
             "comm_s": allreduce_s(s, padded),
             "launch_s": t_launch,
             "host_s": self.host_s
@@ -197,6 +201,7 @@ class StepModel:
         _, t_launch = launch_s(s, t)
         return {
             "w_s": roofline.memory_time(w, bw, s.bw_efficiency),
+            "moe_s": _moe(s, t),
             "comm_s": allreduce_s(s, t),
             "launch_s": t_launch,
         }
@@ -307,11 +312,18 @@ class StepModel:
             + ctx_dec * self.dec_attn_s
             + p_tok * self.pre_lin_s
             + p_attn * self.pre_attn_s
+            + p["moe_s"]
         )
         t_gpu = max(t_mem, t_cmp) + p["comm_s"]
         # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
         host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
         return float(max(max(t_gpu, p["launch_s"]) + host, n_dec * self.api_s))
+
+
+def _moe(s: Scenario, tokens) -> np.ndarray:
+    """:func:`model.decode.moe_flops_s`, zeros where the experts run as dense [s]."""
+    out = moe_flops_s(s, tokens)
+    return np.zeros_like(np.asarray(tokens, dtype=float)) if out is None else out
 
 
 def chunk_attention(tokens, start) -> float:

@@ -231,6 +231,18 @@ def test_random_lengths_fill_vllms_range():
     assert o.mean() == pytest.approx(200, rel=0.02)
 
 
+def test_sharegpt_lengths_keep_the_scenarios_means_and_the_traces_spread():
+    """The ShareGPT shape (presets/lengths.yaml: first turns, vLLM's filter) is rescaled so its
+    means are the sidebar's tokens: 200 replies on average, and the table's 90th percentile at
+    868 / 472.1 of the mean (± the draw's noise over 20,000 requests)."""
+    s = scen(("lengths", "sharegpt"), ("prompt_tokens", 215), ("output_tokens", 200))
+    p, o = lengths.draw(s, 20_000)
+    assert o.mean() == pytest.approx(200, rel=0.02)
+    assert p.mean() == pytest.approx(215, rel=0.04)
+    assert np.percentile(o, 90) == pytest.approx(200 * 868 / 472.1, rel=0.03)
+    assert o.max() <= round(200 * 1024 / 472.1) and o.min() >= 1
+
+
 def test_random_lengths_at_ratio_zero_are_fixed():
     s = scen(("lengths", "random"), ("prompt_tokens", 700), ("output_tokens", 90))
     p, o = lengths.draw(s, 100)
@@ -280,3 +292,69 @@ def test_bad_serving_input_names_the_key_and_what_is_accepted(key, value, says):
     )
     assert cli.returncode == 2
     assert key in cli.stderr and cli.stdout == ""
+
+
+# ------------------------------------------------------------------ MoE at large batch
+
+
+def _moe_scen(*extra):
+    return scen(
+        ("model", "gpt-oss-20b"),
+        ("hardware", "h100-sxm"),
+        ("gpus", 1),
+        ("engine", "vllm"),
+        *extra,
+    )
+
+
+def test_the_experts_compute_curve_is_the_fitted_share_once_every_expert_is_touched():
+    """gpt-oss-20b (32 experts, top 4) on an H100, MXFP4 experts multiplied in BF16: at 8,192
+    tokens every expert is touched and the time is 2 × routed × t / (989 T × share), share =
+    0.60 × x / (x + 48) × n / (n + 256) with x = 1,024 tokens per expert and n the expert width
+    (hand calculation from the profile's figures)."""
+    from model import decode, engines
+
+    s = _moe_scen()
+    m = s.model
+    routed = decode.routed_params(s)
+    per_expert = (m.params_b - m.active) * 1e9 / (m.experts - m.experts_per_token)
+    assert routed == pytest.approx(m.experts_per_token * per_expert)
+    e, xh, nh = engines.moe_flops_values(s.engine_figures, s.weights_dtype)
+    assert (e, xh, nh) == (0.60, 48, 256)
+    width = per_expert / (3 * m.hidden * m.layers)
+    x = 8192 * m.experts_per_token / m.experts
+    share = 0.60 * x / (x + 48) * width / (width + 256)
+    want = 2 * routed * 8192 / (989e12 * share)
+    assert decode.moe_flops_s(s, 8192) == pytest.approx(want, rel=1e-6)
+    assert 0.5 < share < 0.6
+
+
+def test_a_small_batch_stays_bound_by_the_experts_bytes():
+    """At 4 tokens the curve's overhead rows do not make the experts compute-bound: the decode
+    step is the memory term, as before the curve (the Roofline lens's batch-1 figures hold)."""
+    from model import decode
+
+    s = _moe_scen()
+    row = decode.sweep(s, np.array([1.0, 4.0]))
+    assert (row["t_memory_s"] > row["t_compute_s"]).all()
+
+
+def test_the_curve_is_off_for_dense_models_and_for_a_set_efficiency():
+    from model import decode
+
+    assert decode.moe_flops_s(scen(("model", "llama-3.1-8b")), 4096) is None
+    assert decode.moe_flops_s(_moe_scen(("prefill_efficiency", 0.5)), 4096) is None
+    assert decode.moe_flops_s(_moe_scen(("engine", "vllm@2026.12.4")), 4096) is None
+
+
+def test_a_moe_prefill_is_slower_on_the_curve_than_at_the_dense_efficiency():
+    """A full 8,192-token chunk of gpt-oss-20b: the experts at ~0.55 of peak instead of the
+    dense 0.75 take the step from the dense estimate to at least 1.2× it."""
+    from model.request import prefill_steps
+
+    sizes = np.array([8192.0])
+    now = prefill_steps(_moe_scen(), sizes, sizes * 4096.0, sizes)["t_step"][0]
+    dense = prefill_steps(_moe_scen(("prefill_efficiency", 0.75)), sizes, sizes * 4096.0, sizes)[
+        "t_step"
+    ][0]
+    assert now > 1.2 * dense

@@ -64,12 +64,15 @@ def controls(s: Scenario) -> None:
             if k == "fixed"
             else f"random: {s.prompt_tokens:,} / {s.output_tokens:,} ± {s.range_ratio:.0%}"
             if k == "random"
+            else f"{sets[k].name}: {s.prompt_tokens:,} / {s.output_tokens:,} mean"
+            if sets[k].scale == "means"
             else sets[k].name
         ),
         help="Every request the sidebar's prompt and output tokens; random, each length "
         "drawn uniformly within ± range ratio of them (vllm bench serve's random dataset, "
-        "--random-range-ratio); or lengths drawn from a real trace's distribution "
-        "(presets/lengths.yaml names its source).",
+        "--random-range-ratio); ShareGPT, the spread of vllm bench serve's ShareGPT prompts "
+        "and replies around the sidebar's tokens as means; or lengths drawn from a real "
+        "trace's distribution (presets/lengths.yaml names each source).",
     )
     field_widget(
         c[4].number_input,
