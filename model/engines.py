@@ -148,6 +148,12 @@ class EngineFigures(BaseModel):
     prefix_caching: bool = Field(
         False, description="the engine caches prompt prefixes by default (block hashes, LRU)"
     )
+    mixed_prefill: bool = Field(
+        True,
+        description="a step's prefill chunks ride with the running decodes (vLLM V1); false: "
+        "a step that admits prefill runs it alone and the decodes wait (SGLang without "
+        "--enable-mixed-chunk)",
+    )
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_flops_efficiency: float | None = Field(
         None,

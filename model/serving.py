@@ -593,6 +593,13 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     t = 0.0
     done = 0
     live: dict[int, _Req] = {}
+    # an engine that runs prefill alone (SGLang without mixed chunks) stalls its decodes: the
+    # gap a decode then sees runs from its last token (or its first) to the next decode step
+    mixed = bool(s.engine_figures.mixed_prefill)
+    stall = {"on": False, "since": 0.0}
+    joins: list[float] = []  # first-token times of the sequences that joined during a stall
+    itl_more_v: list[float] = []  # those gaps [s], with their token counts
+    itl_more_w: list[int] = []
 
     # runs of decode steps (arrays) and single steps (floats), merged by time at the end
     rec_aff, rec_end, rec_dt, rec_n, rec_batch, rec_blocks = [], [], [], [], [], []
@@ -758,7 +765,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         grow = grow_at(g) if n else 0
 
         # ---- a run of decode-only steps, all alike, up to the next event
-        if n and not prefilling:
+        if n and not prefilling and not stall["on"]:
             blocked = not waiting or (
                 n >= max_seqs
                 or n >= budget
@@ -825,7 +832,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 break
             n = len(decoding)
             grow = grow_at(g) if n else 0
-        left = budget - n
+        left = budget - n if mixed else budget
         sched: list[tuple[_Req, int, int]] = []  # (request, start, tokens)
         for r in list(prefilling):
             if left <= 0:
@@ -878,21 +885,38 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             raise ValueError("a request does not fit the KV cache")  # check_fits rules it out
         p_tok = sum(c for _, _, c in sched)
         ctx_dec = ctx_sum + n
+        alone = bool(p_tok) and not mixed  # a prefill step the decodes sit out
         if p_tok:
             parts = [sm.chunk_attended(c, a) for _, a, c in sched]
             p_attn = sum(x for x, _ in parts)
             p_kv = sum(y for _, y in parts)
-            dt = sm.mixed(n, ctx_dec, p_tok, p_attn, p_kv)
+            dt = sm.mixed(0 if alone else n, 0.0 if alone else ctx_dec, p_tok, p_attn, p_kv)
         else:
             dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])
-        used += grow
         t += dt
-        ctx_sum += n
-        g += 1
+        itl_n = n
+        if alone:
+            if not stall["on"]:
+                stall["on"], stall["since"] = True, t - dt
+            itl_n = 0
+        else:
+            used += grow
+            ctx_sum += n
+            g += 1
+            if stall["on"]:  # the first decode step after a stall: each gap as it was
+                fresh = joins[-n:] if n else []
+                if n > len(fresh):
+                    itl_more_v.append(t - stall["since"])
+                    itl_more_w.append(n - len(fresh))
+                itl_more_v.extend(t - j for j in fresh)
+                itl_more_w.extend([1] * len(fresh))
+                joins.clear()
+                stall["on"] = False
+                itl_n = 0
         one_end.append(t)
         one_dt.append(dt)
-        one_batch.append(n + len(sched))
-        one_itl.append(n)
+        one_batch.append((0 if alone else n) + len(sched))
+        one_itl.append(itl_n)
         one_blocks.append(used)
         finish_due(t)
         for r, _, c in sched:
@@ -911,6 +935,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 retire(r, t)
             else:
                 join(r)
+                if alone:
+                    joins.append(t)
         release(t)
         if lru:
             evict()
@@ -963,6 +989,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         "step_itl_tokens": merged(run_batch, one_itl, np.int64),
         "step_kv_blocks": merged(run_blocks, np.floor(np.asarray(one_blocks, float) / L), np.int64),
         "itl_extra_s": np.array(itl_extra, dtype=float),
+        "itl_stall_s": np.array(itl_more_v, dtype=float),
+        "itl_stall_tokens": np.array(itl_more_w, dtype=np.int64),
         "kv_blocks": cap // L,
         "max_num_seqs": max_seqs,
         "open_loop": wl.open_loop,
@@ -1073,6 +1101,10 @@ def figures(sim: dict, s: Scenario) -> dict:
     if len(extra):
         itl_v = np.concatenate([itl_v, extra])
         itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
+    stalled = sim.get("itl_stall_s")
+    if stalled is not None and len(stalled):
+        itl_v = np.concatenate([itl_v, stalled / MS])
+        itl_w = np.concatenate([itl_w, sim["itl_stall_tokens"]])
     out: dict = {
         "completed": int(n),
         "duration": duration,

@@ -358,3 +358,55 @@ def test_a_moe_prefill_is_slower_on_the_curve_than_at_the_dense_efficiency():
         "t_step"
     ][0]
     assert now > 1.2 * dense
+
+
+# ------------------------------------------------------------------ prefill alone (SGLang)
+
+
+def _itl_total(sim) -> float:
+    """Σ over every inter-token gap the run records [s] (steps weighted by their tokens, the
+    gaps across preemptions, and the gaps across a stall)."""
+    return float(
+        (sim["step_s"] * sim["step_itl_tokens"]).sum()
+        + sim["itl_extra_s"].sum()
+        + (sim["itl_stall_s"] * sim["itl_stall_tokens"]).sum()
+    )
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+@pytest.mark.parametrize("rate", ["inf", "20"])
+def test_every_gap_between_tokens_is_counted_once(engine, rate):
+    """Each request's gaps sum to its last token minus its first, whatever the schedule: so
+    the ITL samples, weighted by their tokens, sum to Σ (finish − first token) and count
+    Σ (output − 1) tokens, with prefill mixed into the decodes (vLLM) or run alone (SGLang)."""
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("engine", engine),
+        ("lengths", "random"),
+        ("range_ratio", 0.8),
+        ("prompt_tokens", 3000),
+        ("output_tokens", 60),
+        ("request_rate", rate),
+        ("num_requests", 120),
+    )
+    sim = serving.simulate(s, serving.workload(s))
+    out = sim["output_tokens"]
+    want = float((sim["finish_s"] - sim["first_token_s"]).sum())
+    assert _itl_total(sim) == pytest.approx(want, rel=1e-9)
+    tokens = sim["step_itl_tokens"].sum() + len(sim["itl_extra_s"]) + sim["itl_stall_tokens"].sum()
+    assert tokens == (out - 1).sum()
+
+
+def test_sglang_runs_a_prefill_alone_and_the_decodes_wait():
+    """One request decoding, a second arriving: under SGLang's profile the second's prefill is
+    a step of its own (no decode token in it), and the first request's next gap spans it."""
+    s = scen(("scenario", "llama-8b-1xh100"), ("engine", "sglang"))
+    assert not s.engine_figures.mixed_prefill
+    wl = serving.Workload(np.array([0.0, 0.2]), np.array([100, 6000]), np.array([400, 3]), None)
+    sim = serving.simulate(s, wl)
+    alone = (sim["step_itl_tokens"] == 0) & (sim["step_batch"] == 1)
+    assert alone.sum() >= 1  # the 6,000-token prompt: one 8,192-token chunk, run alone
+    longest_step = float(sim["step_s"].max())
+    assert sim["itl_stall_s"].max() > longest_step  # the prefill plus the decode after it
+    vllm = serving.simulate(scen(("scenario", "llama-8b-1xh100"), ("engine", "vllm")), wl)
+    assert len(vllm["itl_stall_s"]) == 0
