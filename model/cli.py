@@ -7,7 +7,10 @@ Bad input exits with status 2 and one line on stderr naming the key and what is 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -150,6 +153,31 @@ def _summary(out: dict) -> str:
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """Anything written to the process's standard output while the numbers are computed goes to
+    standard error instead, at the file-descriptor level: a LAPACK routine reports a bad argument
+    with C's ``printf`` (``** On entry to DLASCL …``), which would otherwise come before
+    ``--json``'s output and spoil it."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no real descriptor (an embedding host): nothing below C to redirect
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        try:
+            ctypes.CDLL(None).fflush(None)  # C's buffered output, before the swap back
+        except (OSError, AttributeError):
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _calibrate(args) -> int:
     """``whatif calibrate FILE... [FILE.yaml]``: fit, print the keys to apply and the report."""
     yamls = [f for f in args.files if f.lower().endswith((".yaml", ".yml"))]
@@ -157,14 +185,15 @@ def _calibrate(args) -> int:
         raise ScenarioError("FILE", "give at most one scenario YAML file")
     args.file = yamls[0] if yamls else None
     scenario = resolve(_items(args), strict=True)[0].effective()  # resolved once, here
-    data = [
-        importers.import_file(f, _read_bytes(f, MAX_DATA_BYTES))
-        for f in args.files
-        if f not in yamls
-    ]
-    if not data:
-        raise ScenarioError("FILE", "give at least one measurement file")
-    result = calibrate.calibrate(scenario, data).to_json()
+    with _stdout_to_stderr():
+        data = [
+            importers.import_file(f, _read_bytes(f, MAX_DATA_BYTES))
+            for f in args.files
+            if f not in yamls
+        ]
+        if not data:
+            raise ScenarioError("FILE", "give at least one measurement file")
+        result = calibrate.calibrate(scenario, data).to_json()
     if args.json:
         print(json.dumps(result, indent=2, allow_nan=False))
     else:
@@ -192,12 +221,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{kind}: {' '.join(ids)}")
             return 0
         if args.command == "parse-log":
-            ds = vllm_log.parse_log_bytes(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
-            print(json.dumps(ds.to_json(), indent=2, allow_nan=False))
+            with _stdout_to_stderr():
+                ds = vllm_log.parse_log_bytes(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
+                out = ds.to_json()
+            print(json.dumps(out, indent=2, allow_nan=False))
             return 0
         if args.command == "import":
-            ds = importers.import_file(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
-            out = ds.to_json()
+            with _stdout_to_stderr():
+                out = importers.import_file(args.file, _read_bytes(args.file, MAX_DATA_BYTES))
+                out = out.to_json()
             print(json.dumps(out, indent=2, allow_nan=False) if args.json else _summary(out))
             return 0
         if args.command == "calibrate":
@@ -223,9 +255,10 @@ def main(argv: list[str] | None = None) -> int:
             from model.serving import is_serving_key
 
             asks = any(is_serving_key(str(k).partition(".")[0]) for k, _ in _items(args))
-            result = strict_figures(
-                evaluate(scenario, trace, serving_section=asks or trace is not None)
-            )
+            with _stdout_to_stderr():
+                result = strict_figures(
+                    evaluate(scenario, trace, serving_section=asks or trace is not None)
+                )
             if args.json:
                 print(json.dumps(result, indent=2, allow_nan=False))
             else:

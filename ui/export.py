@@ -165,24 +165,29 @@ def _clean_column(col: pd.Series) -> pd.Series:
 #: (OWASP, "CSV Injection"); user text starting so is written with a leading apostrophe, which
 #: every spreadsheet shows as text and drops from the cell's value
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_CELL_BREAK = re.compile(r"([,;\t]\s*)(?=[=+\-@])")
+_CELL_BREAK = re.compile(r"([,;\t][\s'\"]*)(?=[=+\-@])")
 
 
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
 def neutral(text: str) -> str:
-    """Text that a spreadsheet cannot take for a formula: ``'=1+1`` for ``=1+1``; other text,
-    and a plain number written as text (``-0.5``), as it is."""
-    if text.startswith(FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
+    """Text that a spreadsheet cannot take for a formula: ``'=1+1`` for ``=1+1`` (and for
+    `` =1+1``: some spreadsheets trim a cell before reading it); other text, and a plain number
+    written as text (``-0.5``), as it is."""
+    if text.lstrip(" ").startswith(FORMULA_START) and not _NUMBER.fullmatch(text.strip()):
+        text = "'" + text
+    # a spreadsheet set to split at semicolons or tabs (a comma-decimal locale) sees a cell
+    # after each of them: none of those may start like a formula either
+    return _CELL_BREAK.sub(lambda m: m.group(1) + "'", text)
 
 
 def neutral_line(text: str) -> str:
-    """A comment line a spreadsheet may split at commas, semicolons or tabs: every piece after
-    a break that would start like a formula starts with an apostrophe instead."""
-    return _CELL_BREAK.sub(lambda m: m.group(1) + "'", neutral(text))
+    """A comment line a spreadsheet may split at commas, semicolons or tabs: its double quotes
+    become single ones (a quoted field could otherwise hold a formula past any check, as
+    ``a,"=HYPERLINK(…)",b`` does), and every piece after a break that would start like a formula
+    starts with an apostrophe instead."""
+    return neutral(text.replace('"', "'"))
 
 
 def _missing(v) -> bool:

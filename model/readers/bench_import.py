@@ -212,6 +212,17 @@ _SERVING_STAT_KEY = re.compile(
 _SGLANG_E2E = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$")
 
 
+def _json(text: str):
+    """:func:`json.loads` with integers past 18 digits read as floats (a 4,000-digit number
+    becomes inf, which the figures' checks refuse by name, instead of an ``OverflowError``
+    where it meets a float)."""
+    return json.loads(text, parse_int=_json_int)
+
+
+def _json_int(digits: str):
+    return int(digits) if len(digits.lstrip("-")) <= 18 else float(digits)
+
+
 # --------------------------------------------------------------------------------------- values
 
 
@@ -765,7 +776,7 @@ def _vllm_jsonl(name: str, text: str) -> Dataset | None:
             continue
         candidates += 1
         try:
-            obj = json.loads(s)
+            obj = _json(s)
         except RecursionError:
             notes.append((n, "JSON nested too deeply"))
             continue
@@ -1101,7 +1112,7 @@ def _stdout_json(ds: Dataset, n: int, line: str, runs: list[_Run]) -> None:
     it when ``completed`` agrees (its unrounded figures and conditions win), else a run of its
     own."""
     try:
-        obj = json.loads(line)
+        obj = _json(line)
     except (RecursionError, ValueError):
         return
     if not isinstance(obj, dict) or not _is_vllm(obj):
@@ -1709,7 +1720,7 @@ def read_bench(text: str, name: str) -> Dataset | None:
     json_error: ValueError | None = None
     if stripped[0] in "{[":
         try:
-            obj = json.loads(stripped)
+            obj = _json(stripped)
         except RecursionError:
             raise ScenarioError(
                 name, "JSON nested too deeply to read; a benchmark result is one flat object"

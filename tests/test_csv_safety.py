@@ -1,0 +1,68 @@
+"""No text that reaches a CSV can become a formula cell when a spreadsheet opens the file
+(issue 40, R6): every line, the ``# comment`` first line included, split as a spreadsheet
+would at commas, semicolons or tabs, with CSV quoting."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ui.export import _NUMBER, FORMULA_START, csv_text
+
+ROOT = Path(__file__).resolve().parent.parent
+ATTACK = 'a,"=HYPERLINK(""http://evil.example"",""click"")",b'
+
+
+def formula_cells(text: str) -> list[str]:
+    bad = []
+    for delimiter in (",", ";", "\t"):
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+            for cell in row:
+                c = cell.strip()
+                if c.startswith(FORMULA_START) and not _NUMBER.fullmatch(c):
+                    bad.append(cell)
+    return bad
+
+
+def test_the_reported_model_name_stays_text_in_the_comment_line():
+    text = csv_text(pd.DataFrame({"x": [1]}), f"Roofline · {ATTACK} on 1×H100")
+    assert formula_cells(text) == []
+    assert "HYPERLINK" in text.splitlines()[0]  # the name is still there, as text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    comment=st.text(alphabet=st.sampled_from(list("ab =+-@\",;\t\r()'")), max_size=40),
+    cell=st.text(alphabet=st.sampled_from(list("ab =+-@\",;\t()'")), max_size=20),
+)
+def test_no_comment_or_cell_becomes_a_formula(comment, cell):
+    text = csv_text(pd.DataFrame({"name": [cell], cell or "c": ["x"]}), comment)
+    assert formula_cells(text) == []
+
+
+def test_the_figures_csv_of_a_hostile_link_has_no_formula_cell():
+    """The issue's reproducer, end to end: Roofline with that model name, its Figures CSV."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests import golden
+
+    golden._record_deferred()
+    golden._DEFERRED.clear()
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.query_params["model.name"] = ATTACK
+    at.session_state["t_roofline"] = "Breakdown and downloads"
+    at.run()
+    assert not at.exception
+    figures = [
+        e for e in golden._DEFERRED.values() if (e["filename"] or "").endswith("figures.csv")
+    ]
+    assert figures, "the page offers a Figures CSV"
+    text = figures[0]["callable"]()
+    assert "HYPERLINK" in text
+    assert formula_cells(text) == []
