@@ -10,8 +10,14 @@ It holds, for a fixed list of cases:
   they write, the sidebar's widgets and share link);
 - the HTML report's text, without its timestamp, with and without a baseline.
 
-Each element is kept as a digest of its normalised content (floats to 12 significant digits),
-with a short readable summary beside it, so a difference names the case and the element.
+Each element is kept as a fingerprint of its normalised content, with a short readable
+summary beside it, so a difference names the case and the element. A fingerprint holds the
+digest of the content's text with every floating-point number (a JSON float, or a decimal written
+inside a string: a CSV cell, a chart's JSON, a table) replaced by ``#``, and those numbers in
+order at 9 significant digits. Two fingerprints match when the texts are the same and each
+number agrees within :data:`RTOL` (relative) or :data:`ATOL`: a least-squares fit's last digits,
+which depend on the CPU's BLAS kernel, do not fail the set, and any change a user could see
+does.
 
 ``python -m tests.golden --update`` records ``tests/data/golden.json`` anew (do it only for a
 change that is meant to change what users see, and say so in the commit);
@@ -108,7 +114,7 @@ REPORTS = [
 
 
 def _round(obj):
-    """Floats to 12 significant digits, recursively (JSON-able output)."""
+    """Floats to 12 significant digits, recursively (JSON-able output, for ``--dump``)."""
     if isinstance(obj, float):
         if not math.isfinite(obj):
             return repr(obj)
@@ -120,9 +126,93 @@ def _round(obj):
     return obj
 
 
-def _digest(obj) -> str:
-    text = json.dumps(_round(obj), sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+#: a decimal number written in text (a point or an exponent: integers stay in the text), not
+#: part of a word (a hash's ``660e8`` is text)
+_DECIMAL = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])")
+#: how closely two recorded numbers must agree: relative, and absolute near zero
+RTOL = 1e-6
+ATOL = 1e-9
+
+
+def _fingerprint(obj) -> dict:
+    """``{"text": digest of the content with its floats as #, "num": the floats in order}``."""
+    nums: list[float] = []
+
+    def decimal(m: re.Match) -> str:
+        nums.append(float(m.group()))
+        return "#"
+
+    def walk(o):
+        if isinstance(o, bool) or o is None or isinstance(o, int):
+            return o
+        if isinstance(o, float):
+            if not math.isfinite(o):
+                return repr(o)
+            nums.append(o)
+            return "#"
+        if isinstance(o, str):
+            return _DECIMAL.sub(decimal, o)
+        if isinstance(o, dict):
+            return {str(k): walk(o[k]) for k in sorted(o, key=str)}
+        if isinstance(o, (list, tuple)):
+            return [walk(v) for v in o]
+        return walk(str(o))
+
+    text = json.dumps(walk(obj), ensure_ascii=False)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if len(nums) <= MAX_LISTED:
+        return {"text": digest, "num": [float(f"{x:.9g}") for x in nums]}
+    return {"text": digest, "n": len(nums), "sums": _sums(nums)}
+
+
+#: an element with more numbers than this (a chart's series, a CSV) keeps weighted sums of them
+MAX_LISTED = 48
+#: the golden ratio's and √2's fractional steps: two weightings no reordering of numbers keeps
+_STEPS = (0.6180339887498949, 0.41421356237309515)
+
+
+def _sums(nums: list[float]) -> list[float]:
+    """Σ wᵢ · sign(xᵢ) · ln(1 + |xᵢ| / ATOL) for two weightings wᵢ in [1, 2): each number on a
+    log scale, so a change of one small number among large ones moves them as much as a change
+    of a large one, by its relative size."""
+    import numpy as np
+
+    x = np.asarray(nums, dtype=float)
+    y = np.copysign(np.log1p(np.abs(x) / ATOL), x)
+    i = np.arange(len(x), dtype=float)
+    return [round(float(((1.0 + (i * s) % 1.0) * y).sum()), 9) for s in _STEPS]
+
+
+def _sums_agree(a: list[float], b: list[float], n: int) -> bool:
+    """Within RTOL / 10 per number, in the same direction for all (the largest a coherent
+    rounding drift of every number moves them)."""
+    tol = RTOL / 10 * 2.0 * n + 1e-9
+    return all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
+
+
+def same(a, b) -> bool:
+    """Two fingerprints (or anything holding them) agree: the same texts, numbers within
+    :data:`RTOL` / :data:`ATOL`."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys():
+            return False
+        if "sums" in a and "text" in a:
+            return (
+                a["text"] == b["text"]
+                and a["n"] == b["n"]
+                and _sums_agree(a["sums"], b["sums"], a["n"])
+            )
+        if "num" in a and "text" in a:
+            if a["text"] != b["text"] or len(a["num"]) != len(b["num"]):
+                return False
+            return all(
+                x == y or abs(x - y) <= RTOL * max(abs(x), abs(y)) + ATOL
+                for x, y in zip(a["num"], b["num"], strict=True)
+            )
+        return all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 _MADE = re.compile(r'<p class="meta"><b>Made:</b>[^<]*</p>')
@@ -333,7 +423,8 @@ def _measure_tabs(example: str) -> list[str]:
 
 
 def record(dump: Path | None = None) -> dict:
-    """The golden set as ``{case: {"digest": …, "elements": [[summary, digest], …]}}``."""
+    """The golden set as ``{case: {"body": fingerprint}}``, or for a page
+    ``{case: {"link": fingerprint, "elements": [[summary, fingerprint], …]}}``."""
     out = {}
     for name, thunk in cases():
         body = thunk()
@@ -342,10 +433,13 @@ def record(dump: Path | None = None) -> dict:
             path.write_text(
                 json.dumps(_round(body), indent=1, sort_keys=True, ensure_ascii=False, default=str)
             )
-        entry = {"digest": _digest(body)}
         if "elements" in body:
-            entry["link"] = _digest(body["link"])
-            entry["elements"] = [[_summary(e), _digest(e)] for e in body["elements"]]
+            entry = {
+                "link": _fingerprint(body["link"]),
+                "elements": [[_summary(e), _fingerprint(e)] for e in body["elements"]],
+            }
+        else:
+            entry = {"body": _fingerprint(body)}
         out[name] = entry
     return out
 
@@ -370,16 +464,20 @@ def differences(got: dict, want: dict) -> list[str]:
     out = []
     for name in sorted(set(got) | set(want)):
         a, b = got.get(name), want.get(name)
-        if a == b:
+        if a is not None and b is not None and same(a, b):
             continue
         if a is None or b is None:
             out.append(f"{name}: {'missing' if a is None else 'new'}")
             continue
         line = f"{name}:"
         ea, eb = a.get("elements") or [], b.get("elements") or []
-        if a.get("link") != b.get("link"):
+        if not same(a.get("link"), b.get("link")):
             line += " the share link differs;"
-        diff = [f"{x} ≠ {y}" for x, y in zip(ea, eb, strict=False) if x != y][:3]
+        diff = [
+            f"{x[0]} ≠ {y[0]}" if x[0] != y[0] else f"{x[0]}: its content differs"
+            for x, y in zip(ea, eb, strict=False)
+            if not same(x, y)
+        ][:3]
         if len(ea) != len(eb):
             line += f" {len(ea)} elements, recorded {len(eb)};"
         out.append(line + (" " + "; ".join(str(d) for d in diff) if diff else " content differs"))
