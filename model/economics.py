@@ -80,7 +80,7 @@ class Service:
     tpot_s: float
     gpus: int
     price_per_gpu_hour: float
-    capacity_basis: str = "slo"  # slo | saturation | request (model.serving.replica)
+    capacity_basis: str = "slo"  # slo | saturation | request | budget (model.serving.replica)
     cold_range_s: tuple[float, float] | None = None  # the published spread (SPEC 4.3) [s]
 
 

@@ -1378,6 +1378,18 @@ def replica(s: Scenario) -> dict | None:
     replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
     the SLO, the saturation throughput, ``basis`` saying which) and a request's TTFT and TPOT
     at light load [s]; None when the scenario cannot serve."""
+    if SERVER_BUDGET and not known_max_rate(s) and server_refusal(s):
+        # a shared server does not run a search past its budget in a page's thread: one
+        # request's figures stand in, and the page says why (basis "budget")
+        from model.request import request_figures
+
+        req = request_figures(s)
+        return {
+            "capacity_per_s": float(req["requests_per_s"]),
+            "basis": "budget",
+            "ttft_s": req["ttft_ms"] / 1000.0,
+            "tpot_s": req["tpot_ms"] / 1000.0,
+        }
     try:
         search = max_rate(s)
     except DoesNotFit:
@@ -1558,6 +1570,66 @@ def sections(s: Scenario, trace=None) -> dict:
     serving = {"fits": True, **one["figures"]}
     serving["source"] = "trace" if trace is not None else "clients"
     return {"serving": serving, "capacity": {"fits": True, **cap}}
+
+
+#: what one Serving lens run may simulate on a shared server (issue 40): requests in the run,
+#: and engine steps over the run, the capacity search and the Pareto sweep together. Past
+#: them the page refuses the run and names the CLI command that runs it on one's own machine.
+SERVER_MAX_REQUESTS = 100_000
+#: set by the app (ui.serving_worker): the budget applies; the CLI runs whatever it is asked
+SERVER_BUDGET = False
+SERVER_MAX_STEPS = 3_000_000
+#: the runs a lens run adds to the scenario's own: the capacity search's and the Pareto
+#: sweep's, in units of a run of the search's requests (measured: 12-30 search runs, and the
+#: sweep's 36 configurations at up to 600 requests)
+_LENS_RUNS = 40
+
+
+def predicted_steps(s: Scenario) -> float:
+    """Engine steps the Serving lens would simulate for ``s``, from its size alone, before it
+    starts: every request's prefill takes ``ceil(prompt / max_num_batched_tokens)`` steps, and
+    its decode ``output`` steps shared by the sequences the KV cache and ``max_num_seqs`` hold
+    at once; for the run and for the search and sweep runs (:data:`_LENS_RUNS` runs of at most
+    :data:`CAPACITY_REQUESTS` requests). A lower bound on the loop's work, which grows with it."""
+    s = s.effective()
+    prompt, output = float(s.prompt_tokens), float(max(s.output_tokens, 1))
+    budget = float(max(int(s.max_num_batched_tokens), 1))
+    try:
+        held_tokens = kv_blocks(s) * BLOCK_TOKENS
+    except DoesNotFit:
+        return 0.0  # the run is refused at once, saying why
+    if held_tokens < prompt + output:
+        return 0.0  # not one request fits: refused at once as well
+    together = max(1.0, min(float(s.max_num_seqs), budget, held_tokens / (prompt + output)))
+    per_request = math.ceil(prompt / budget) + output / together
+    runs = float(s.num_requests) + _LENS_RUNS * float(min(s.num_requests, CAPACITY_REQUESTS))
+    return runs * per_request
+
+
+def server_refusal(s: Scenario) -> str | None:
+    """Why the shared server will not run the Serving lens for ``s`` (too many requests, or
+    more engine steps than :data:`SERVER_MAX_STEPS`), in one sentence with the CLI command that
+    runs it anyway; None when it fits the budget."""
+    s = s.effective()
+    from model import codecs  # the command line: the scenario's own keys
+
+    args = " ".join(f"--set {k}={v}" for k, v in codecs.to_params(s))
+    cli = f"whatif eval {args} --json"
+    if s.num_requests > SERVER_MAX_REQUESTS:
+        return (
+            f"{s.num_requests:,} requests is more than this shared server simulates for one "
+            f"page (at most {SERVER_MAX_REQUESTS:,}); run it on your own machine: {cli}"
+        )
+    steps = predicted_steps(s)
+    if steps > SERVER_MAX_STEPS:
+        return (
+            f"this run would simulate about {steps:,.0f} engine steps (prefill chunks of "
+            f"max_num_batched_tokens={int(s.max_num_batched_tokens):,} tokens, the capacity "
+            f"search and the Pareto sweep included), more than the {SERVER_MAX_STEPS:,} this "
+            f"shared server runs for one page; raise max_num_batched_tokens, lower "
+            f"num_requests or output_tokens, or run it on your own machine: {cli}"
+        )
+    return None
 
 
 def serving_lens(s: Scenario) -> dict:

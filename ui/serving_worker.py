@@ -37,6 +37,7 @@ from model.scenario import Scenario
 from ui.settings import env_number
 
 log = logging.getLogger(__name__)
+serving.SERVER_BUDGET = True  # this process serves pages: the budget applies
 CACHE_SIZE = 64
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -235,6 +236,9 @@ def compute(s: Scenario) -> dict:
         if key in _cache:
             _cache.move_to_end(key)
             return _cache[key]
+    refused = serving.server_refusal(s)  # predicted from the scenario's size, before it runs
+    if refused:
+        return {"fits": False, "refused": True, "reason": refused, "figures": {}, "pareto": []}
     raw = s.raw.model_dump(mode="json")
     result = _work(raw) if os.environ.get("WHATIF_SERVING_INLINE") == "1" else _ask(raw)
     with _lock:
@@ -251,8 +255,8 @@ def prime(s: Scenario) -> None:
     by running it in the worker, so a lens that sizes replicas (Scale to zero, the landing
     page, Compare) never runs it in the session's thread. A scenario that cannot serve is left
     to the core, which says so at once."""
-    if serving.known_max_rate(s):
-        return
+    if serving.known_max_rate(s) or serving.server_refusal(s):
+        return  # a refused search is left to the core, whose own budget says so
     raw = s.raw.model_dump(mode="json")
     try:
         found = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from model import serving
 from model.cold_start import optimised_changes
 from model.compare import Row
 from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
@@ -89,6 +90,12 @@ def _capacity_text(svc, s) -> str:
         return (
             f"even light load misses the Serving lens's SLO, so a replica is sized by what it "
             f"completes, {svc.capacity_per_s:,.2f} requests/s; {timing} at light load."
+        )
+    if svc.capacity_basis == "budget":
+        return (
+            f"sizing a replica here would simulate more than this shared server runs for one "
+            f"page ({serving.server_refusal(s)}), so one request's figures stand in: "
+            f"{svc.capacity_per_s:,.2f} requests/s at batch {s.batch}; {timing}."
         )
     return (
         f"the scenario cannot serve, so one request's figures stand in: "

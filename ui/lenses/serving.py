@@ -300,7 +300,11 @@ def _saturated(v: View) -> str | None:
 
 
 def _does_not_fit(v: View) -> str | None:
-    return None if _fits(v) else f"The scenario cannot serve: {v.r['reason']}."
+    if _fits(v):
+        return None
+    if v.r.get("refused"):  # the shared server's budget, not the scenario's physics
+        return f"Not run here: {v.r['reason']}."
+    return f"The scenario cannot serve: {v.r['reason']}."
 
 
 def _compute(s, trace=None) -> dict:
