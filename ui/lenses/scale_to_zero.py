@@ -93,8 +93,10 @@ def _capacity_text(svc, s) -> str:
         )
     if svc.capacity_basis == "budget":
         return (
-            f"sizing a replica here would simulate more than this shared server runs for one "
-            f"page ({serving.server_refusal(s)}), so one request's figures stand in: "
+            f"sizing a replica would simulate about {serving.predicted_steps(s):,.0f} engine "
+            f"steps, more than the {serving.SERVER_MAX_STEPS:,} this shared server runs for one "
+            "page (the Serving page gives the whatif eval command that runs it), so one "
+            "request's figures stand in: "
             f"{svc.capacity_per_s:,.2f} requests/s at batch {s.batch}; {timing}."
         )
     return (
