@@ -1378,7 +1378,7 @@ def replica(s: Scenario) -> dict | None:
     replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
     the SLO, the saturation throughput, ``basis`` saying which) and a request's TTFT and TPOT
     at light load [s]; None when the scenario cannot serve."""
-    if SERVER_BUDGET and not known_max_rate(s) and server_refusal(s):
+    if SERVER_BUDGET and not known_max_rate(s) and search_over_budget(s):
         # a shared server does not run a search past its budget in a page's thread: one
         # request's figures stand in, and the page says why (basis "budget")
         from model.request import request_figures
@@ -1585,7 +1585,7 @@ SERVER_MAX_STEPS = 3_000_000
 _LENS_RUNS = 40
 
 
-def predicted_steps(s: Scenario) -> float:
+def predicted_steps(s: Scenario, search_only: bool = False) -> float:
     """Engine steps the Serving lens would simulate for ``s``, from its size alone, before it
     starts: every request's prefill takes ``ceil(prompt / max_num_batched_tokens)`` steps, and
     its decode ``output`` steps shared by the sequences the KV cache and ``max_num_seqs`` hold
@@ -1602,8 +1602,16 @@ def predicted_steps(s: Scenario) -> float:
         return 0.0  # not one request fits: refused at once as well
     together = max(1.0, min(float(s.max_num_seqs), budget, held_tokens / (prompt + output)))
     per_request = math.ceil(prompt / budget) + output / together
-    runs = float(s.num_requests) + _LENS_RUNS * float(min(s.num_requests, CAPACITY_REQUESTS))
+    runs = _LENS_RUNS * float(min(s.num_requests, CAPACITY_REQUESTS))
+    if not search_only:
+        runs += float(s.num_requests)
     return runs * per_request
+
+
+def search_over_budget(s: Scenario) -> bool:
+    """The capacity search and sweep alone (what Scale to zero, Home and Compare need) would
+    pass :data:`SERVER_MAX_STEPS`."""
+    return predicted_steps(s, search_only=True) > SERVER_MAX_STEPS
 
 
 def server_refusal(s: Scenario) -> str | None:

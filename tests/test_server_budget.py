@@ -82,3 +82,12 @@ def test_the_cli_is_not_budgeted():
         timeout=120,
     )
     assert done.stdout.strip() == "False"
+
+
+def test_many_requests_do_not_stop_the_search_that_other_pages_need():
+    """The search runs at most 1,000 requests: a link with a million still sizes a replica on
+    Scale to zero, while the Serving page refuses the million-request run itself."""
+    s = scen(("num_requests", 1_000_000))
+    assert serving.server_refusal(s)
+    assert not serving.search_over_budget(s)
+    assert serving.search_over_budget(scen(("output_tokens", 65537)))

@@ -255,7 +255,7 @@ def prime(s: Scenario) -> None:
     by running it in the worker, so a lens that sizes replicas (Scale to zero, the landing
     page, Compare) never runs it in the session's thread. A scenario that cannot serve is left
     to the core, which says so at once."""
-    if serving.known_max_rate(s) or serving.server_refusal(s):
+    if serving.known_max_rate(s) or serving.search_over_budget(s):
         return  # a refused search is left to the core, whose own budget says so
     raw = s.raw.model_dump(mode="json")
     try:

@@ -93,7 +93,8 @@ def _capacity_text(svc, s) -> str:
         )
     if svc.capacity_basis == "budget":
         return (
-            f"sizing a replica would simulate about {serving.predicted_steps(s):,.0f} engine "
+            f"sizing a replica would simulate about "
+            f"{serving.predicted_steps(s, search_only=True):,.0f} engine "
             f"steps, more than the {serving.SERVER_MAX_STEPS:,} this shared server runs for one "
             "page (the Serving page gives the whatif eval command that runs it), so one "
             "request's figures stand in: "
