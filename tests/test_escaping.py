@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
@@ -76,6 +76,7 @@ def test_md_escape_leaves_no_markup(text):
     assert "https://" not in plain and "www." not in plain.lower() and not re.search("@\\w", plain)
 
 
+@settings(deadline=None)  # no wall-clock limit per example (issue 40)
 @given(st.text(max_size=200))
 def test_md_escape_is_literal_for_any_text(text):
     out = md_escape(text)
@@ -84,6 +85,7 @@ def test_md_escape_is_literal_for_any_text(text):
     assert "\n" not in out
 
 
+@settings(deadline=None)  # no wall-clock limit per example (issue 40)
 @given(st.text(max_size=200))
 def test_plotly_text_is_literal_for_any_text(text):
     out = plotly_text(text)

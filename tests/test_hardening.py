@@ -8,27 +8,62 @@ divisors, ``Infinity``/``NaN`` in the JSON, and a wheel installed into a fresh v
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shutil
+import signal
 import subprocess
 import sys
-import time
+import threading
 import tracemalloc
 import venv
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model import codecs
+from model import codecs, safeyaml
 from model.cold_start import cold_start_lens
 from model.errors import ScenarioError
 from model.evaluate import evaluate, launch_lens, roofline_lens, strict_figures
 from model.overrides import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class Hung(Exception):
+    """A hang guard went off (not an OSError, so no code under test mistakes it for its own)."""
+
+
+@contextlib.contextmanager
+def hang_guard(seconds: float, what: str = "the call"):
+    """Fail the test, instead of hanging the suite, when the block is still running after
+    ``seconds``: a guard set far above any normal time (ten times the wall-clock limit the
+    tests used to assert), never the thing a test checks (issue 40). The timings themselves
+    are in ``benchmarks/suite_timings.py``.
+
+    SIGALRM on the main thread, which the regular-expression engine, ``select`` and lock waits
+    see; where there is no SIGALRM or off the main thread, the block runs unguarded."""
+    if (
+        not hasattr(signal, "setitimer")
+        or threading.current_thread() is not threading.main_thread()
+    ):
+        yield
+        return
+
+    def fire(signum, frame):
+        raise Hung(f"{what} was still running after {seconds:g} s (a hang guard, far above normal)")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def laughs(levels: int = 9, width: int = 9) -> str:
@@ -92,20 +127,41 @@ HOSTILE = {
 }
 
 
+@pytest.fixture
+def yaml_work(monkeypatch):
+    """What reading YAML costs, counted rather than timed: the parser events the judge walks
+    (``yaml.parse``) and the values the loader builds (``construct_object`` calls)."""
+    work = {"events": 0, "built": 0}
+    parse, construct = yaml.parse, safeyaml._LOADER.construct_object
+
+    def counted_parse(*args, **kwargs):
+        for event in parse(*args, **kwargs):
+            work["events"] += 1
+            yield event
+
+    def counted_construct(self, node, deep=False):
+        work["built"] += 1
+        return construct(self, node, deep)
+
+    monkeypatch.setattr(yaml, "parse", counted_parse)
+    monkeypatch.setattr(safeyaml._LOADER, "construct_object", counted_construct)
+    return work
+
+
 @pytest.mark.parametrize("name", list(HOSTILE))
-def test_hostile_yaml_is_refused_quickly_in_bounded_memory(name):
+def test_hostile_yaml_is_refused_in_bounded_work_and_memory(name, yaml_work):
     text, words = HOSTILE[name]
     tracemalloc.start()
-    start = time.perf_counter()
-    with pytest.raises(ScenarioError) as info:
+    with hang_guard(10, name), pytest.raises(ScenarioError) as info:
         codecs.yaml_items(text, "YAML file")
-    elapsed = time.perf_counter() - start
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert words in str(info.value), str(info.value)
     assert str(info.value).startswith("YAML file: ")
     assert "\n" not in str(info.value) and len(str(info.value)) < 400
-    assert elapsed < 1.0, f"{name}: {elapsed:.2f} s"
+    # the work is bounded by the bounds, never by what the text would expand to
+    assert yaml_work["events"] <= safeyaml.MAX_EVENTS + 2, f"{name}: {yaml_work}"
+    assert yaml_work["built"] <= safeyaml.MAX_NODES, f"{name}: {yaml_work}"
     assert peak < 20e6, f"{name}: {peak / 1e6:.0f} MB"
 
 
@@ -116,13 +172,18 @@ def test_hostile_upload_returns_one_error_and_no_scenario(name):
     assert scenario is None and len(errors) == 1 and words in str(errors[0])
 
 
-def test_a_bomb_just_under_the_node_bound_is_still_cheap():
+def under_the_node_bound() -> str:
     # 3**6 = 729 leaves repeated through six anchors: about 2,200 values, under the bound
-    text = laughs(levels=6, width=3).replace("batch: *l5", "description: *l4")
-    start = time.perf_counter()
-    data = codecs.yaml_items(text)
-    assert time.perf_counter() - start < 1.0
+    return laughs(levels=6, width=3).replace("batch: *l5", "description: *l4")
+
+
+def test_a_bomb_just_under_the_node_bound_is_still_cheap(yaml_work):
+    with hang_guard(10):
+        data = codecs.yaml_items(under_the_node_bound())
     assert len(data["description"]) == 3
+    # each anchor is walked and built once (a few dozen), never once per expanded value
+    assert yaml_work["events"] < 100 and yaml_work["built"] < 100, yaml_work
+    assert data["description"][0] is data["description"][1]  # an alias shares, not copies
 
 
 def test_aliases_that_stay_small_are_fine():
@@ -135,14 +196,12 @@ def test_cli_refuses_hostile_files_with_one_line_and_status_2(tmp_path, name):
     text, words = HOSTILE[name]
     path = tmp_path / "hostile.yaml"
     path.write_text(text)
-    start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "model", "eval", str(path), "--json"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=120,  # a hang guard only; the time it takes is in benchmarks/suite_timings.py
     )
-    assert time.perf_counter() - start < 20
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()

@@ -2,6 +2,7 @@
 (ui.headline_hold, issue 22): nothing leaves during the pause, everything leaves in order, and
 before Streamlit says the run finished, however the run ends."""
 
+import threading
 import time
 from pathlib import Path
 
@@ -29,16 +30,20 @@ def _label(msg) -> str:
     return f"{which}:{text}"
 
 
-@pytest.fixture
-def timeline(monkeypatch):
-    """(time, what) for: each message the script makes (made), each message that leaves the
-    run (sent), the hold's start, and the run's end."""
+def record_timeline(monkeypatch) -> list:
+    """(time, kind, what) for: each message the script makes (made), each message that leaves
+    the run (sent), the hold's start (hold, its seconds) and what it returned (held: True when
+    the messages are held, False when it slept), and the run's end (finished).
+
+    ``headline_hold._test_left`` is an event set when the message "held" has left the run: a
+    script can wait on it as it would on a worker or a file (something that sends nothing)."""
     events = []
     make, send, hold = (
         ScriptRunContext.enqueue,
         ScriptRunner._enqueue_forward_msg,
         headline_hold.hold,
     )
+    left = threading.Event()
 
     def made(self, msg):
         events.append((time.monotonic(), "made", _label(msg)))
@@ -46,11 +51,16 @@ def timeline(monkeypatch):
 
     def sent(self, msg):
         events.append((time.monotonic(), "sent", _label(msg)))
-        return send(self, msg)
+        out = send(self, msg)
+        if _label(msg) == "markdown:held":
+            left.set()
+        return out
 
     def held(seconds):
         events.append((time.monotonic(), "hold", seconds))
-        return hold(seconds)
+        kept = hold(seconds)
+        events.append((time.monotonic(), "held", kept))
+        return kept
 
     from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
@@ -64,7 +74,14 @@ def timeline(monkeypatch):
     monkeypatch.setattr(ScriptRunner, "_enqueue_forward_msg", sent)
     monkeypatch.setattr(headline_hold, "hold", held)
     monkeypatch.setattr(LocalScriptRunner, "_on_script_finished", finished)
+    monkeypatch.setattr(headline_hold, "_test_left", left, raising=False)
     return events
+
+
+@pytest.fixture
+def timeline(monkeypatch):
+    """:func:`record_timeline` for one test."""
+    return record_timeline(monkeypatch)
 
 
 def _at(events, kind, label):
@@ -75,29 +92,33 @@ def _sent(events):
     return [what for _, k, what in events if k == "sent"]
 
 
+def wait_after_the_headline():
+    """A script that, after its headline, waits on something that sends nothing (a worker, a
+    file): here, until the held message has left (``record_timeline``), 30 s at most."""
+    import streamlit as st
+
+    from ui import headline_hold
+
+    st.metric("head", 1)
+    st.session_state["held"] = headline_hold.hold(0.05)
+    st.markdown("held")
+    st.session_state["left"] = headline_hold._test_left.wait(30)
+    st.markdown("late")
+
+
 def test_a_wait_after_the_headline_does_not_hold_the_rest(timeline):
     # the timer sends what is held at the deadline, while the script still waits on something
     # that sends nothing (a worker, a file)
-    def script():
-        import time
-
-        import streamlit as st
-
-        from ui import headline_hold
-
-        st.metric("head", 1)
-        headline_hold.hold(0.05)
-        st.markdown("held")
-        time.sleep(0.4)
-        st.markdown("late")
-
-    at = AppTest.from_function(script, default_timeout=10).run()
+    at = AppTest.from_function(wait_after_the_headline, default_timeout=60).run()
     assert not at.exception
     assert [m.value for m in at.markdown] == ["held", "late"]
     start = next(t for t, k, _ in timeline if k == "hold")
     assert _at(timeline, "sent", "metric:head") < start
-    assert _at(timeline, "made", "markdown:held") < start + 0.05  # the script went on
-    assert start + 0.05 <= _at(timeline, "sent", "markdown:held") < start + 0.35
+    assert at.session_state["held"] is True  # the script went on (held, no sleep)
+    assert start + 0.05 <= _at(timeline, "sent", "markdown:held")  # the quiet spell kept
+    # it left while the script still waited, sent by the timer, not by the run's end
+    assert at.session_state["left"] is True
+    assert _at(timeline, "sent", "markdown:held") < _at(timeline, "made", "markdown:late")
     assert _sent(timeline)[-2:] == ["markdown:held", "markdown:late"]
 
 
@@ -134,31 +155,35 @@ def test_a_run_that_ends_before_the_deadline_sends_everything_before_it_finishes
     assert finished >= start + 0.1
 
 
-def test_a_page_sends_the_same_messages_in_the_same_order_with_the_hold(timeline, monkeypatch):
+def page_run(monkeypatch, timeline: list, pause_s: float):
+    """The Roofline page, run once and again after a change, with the headline pause
+    ``pause_s``: the app and the timeline of the second run."""
     from ui import sidebar
 
-    def page_run(pause_s):
-        monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", pause_s)
-        timeline.clear()
-        at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=60)
-        at.query_params["scenario"] = "seed-3b-4090"
-        at.run()
-        assert not at.exception
-        at.number_input(key="w_batch").set_value(8)
-        timeline.clear()
-        at.run()
-        assert not at.exception
-        return at, list(timeline)
+    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", pause_s)
+    timeline.clear()
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=60)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.run()
+    assert not at.exception
+    at.number_input(key="w_batch").set_value(8)
+    timeline.clear()
+    at.run()
+    assert not at.exception
+    return at, list(timeline)
 
-    plain, without = page_run(0.0)
-    held, with_hold = page_run(0.08)
+
+def test_a_page_sends_the_same_messages_in_the_same_order_with_the_hold(timeline, monkeypatch):
+    plain, without = page_run(monkeypatch, timeline, 0.0)
+    held, with_hold = page_run(monkeypatch, timeline, 0.08)
     assert _sent(with_hold) == _sent(without)
     assert [m.value for m in held.metric] == [m.value for m in plain.metric]
     assert held.sidebar.number_input(key="w_batch").value == 8
     start = next(t for t, k, _ in with_hold if k == "hold")
     made = [t for t, k, _ in with_hold if k == "made" and t > start]
     sent = [t for t, k, _ in with_hold if k == "sent" and t > start]
-    assert made and min(made) < start + 0.08  # the rest of the page was built meanwhile
+    # the rest of the page was built meanwhile: the hold kept its messages, no sleep
+    assert made and [w for _, k, w in with_hold if k == "held"] == [True]
     assert sent and min(sent) >= start + 0.08  # and nothing left before the deadline
     finished = next(t for t, k, _ in with_hold if k == "finished")
     assert max(sent) <= finished

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,8 @@ from hypothesis import strategies as st
 from model.errors import ScenarioError
 from model.readers.measurements import MAX_PROBLEMS
 from model.readers.vllm_log import FIGURE_KEYS, MAX_LINE, parse_log, parse_log_bytes
+
+from .test_hardening import hang_guard
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "vllm_logs"
@@ -1336,11 +1337,12 @@ def test_problems_are_capped():
     assert ds.to_json()["problems"][-1].startswith("… and ")
 
 
-def _timed(fn, limit_s=2.0):
-    t0 = time.perf_counter()
-    out = fn()
-    assert time.perf_counter() - t0 < limit_s
-    return out
+def _guarded(fn, guard_s=20.0):
+    """``fn()``, failed rather than left hanging past ``guard_s``: a hang guard only, ten times
+    the wall-clock limit these tests used to assert (issue 40). How long the big and hostile
+    logs take is measured by benchmarks/suite_timings.py."""
+    with hang_guard(guard_s):
+        return fn()
 
 
 _RUNTIME_LINES = [
@@ -1379,15 +1381,18 @@ def _runtime_log(size: int, seed: int = 3) -> list[str]:
     return lines
 
 
-def test_five_megabytes_of_a_running_server_log_is_fast():
+def _server_log() -> str:
     lines = _runtime_log(5_000_000)
     lines.insert(7, "INFO 01-01 00:00:09 [loader.py:1] Loading weights took 4.25 seconds")
-    ds = _timed(lambda: parse_log("\n".join(lines), "server.log"), 3.0)
+    return "\n".join(lines)
+
+
+def test_five_megabytes_of_a_running_server_log_give_only_its_timing_line():
+    ds = _guarded(lambda: parse_log(_server_log(), "server.log"), 30)
     assert ds.figures == {"loading_weights_s": 4.25}
 
 
-def test_a_megabyte_of_word_salad_is_fast():
-    """Every line holds the words a timing line is made of, none holds a timing line."""
+def _word_salad() -> str:
     rng = random.Random(3)
     words = (
         "GET /v1/completions 200 OK took loading the model request took ms Capturing config "
@@ -1400,57 +1405,72 @@ def test_a_megabyte_of_word_salad_is_fast():
         lines.append(line)
         size += len(line) + 1
     lines.append("INFO 01-01 00:00:09 [loader.py:1] Loading weights took 4.25 seconds")
-    ds = _timed(lambda: parse_log("\n".join(lines), "salad.log"), 3.0)
+    return "\n".join(lines)
+
+
+def test_a_megabyte_of_word_salad_gives_only_its_timing_line():
+    """Every line holds the words a timing line is made of, none holds a timing line."""
+    ds = _guarded(lambda: parse_log(_word_salad(), "salad.log"), 30)
     assert ds.figures["loading_weights_s"] == 4.25
+    assert [k for k in ds.figures if k.endswith("_s")] == ["loading_weights_s"]
+    assert len(ds.problems) <= MAX_PROBLEMS
 
 
-def test_many_short_lines_are_fast():
-    text = "a\n" * 2_400_000 + "Graph capturing finished in 3 secs\n"
-    assert _timed(lambda: parse_log(text), 3.0).figures["graph_capture_s"] == 3.0
+def _many_short_lines() -> str:
+    return "a\n" * 2_400_000 + "Graph capturing finished in 3 secs\n"
+
+
+def test_many_short_lines_are_all_read_to_the_last():
+    ds = _guarded(lambda: parse_log(_many_short_lines()), 30)
+    assert ds.figures["graph_capture_s"] == 3.0
 
 
 def test_a_megabyte_line_without_newline_is_skipped():
     big = "Loading weights took " + "9" * 1_000_000
     with pytest.raises(ScenarioError):
-        _timed(lambda: parse_log(big, "one-line.log"))
-    ds = _timed(lambda: parse_log(big + "\nGraph capturing finished in 3 secs\n"))
+        _guarded(lambda: parse_log(big, "one-line.log"))
+    ds = _guarded(lambda: parse_log(big + "\nGraph capturing finished in 3 secs\n"))
     assert ds.figures["graph_capture_s"] == 3.0
     assert f"more than {MAX_LINE:,}" in _problems(ds) and "line 1" in _problems(ds)
 
 
-@pytest.mark.parametrize(
-    "bomb",
-    [
-        "took " * 100_000,
-        "Loading weights took " * 900,
-        "Model loading took " * 1000,
-        "Compiling a graph for " * 900 + "takes",
-        "init engine " * 1600 + "took",
-        "Directly load the compiled graph " * 600 + "from the cache, took",
-        "Capturing: 1%" + "|" * 19_000,
-        "Capturing CUDA graphs: 100%|" + "\u2588" * 19_000,
-        "(" * 19_000,
-        "(a pid=1) " * 1900,
-        "[0;" * 4900,
-        "\x1b[" * 9000,
-        "\x1b]" * 9000,
-        "> " * 9000,
-        "1" * 19_990 + " seconds",
-        "Maximum concurrency for " + "1," * 9000,
-        "non-default args: {'model': " + "'" * 19_000,
-        "Initializing an LLM engine (v" + "1." * 9000,
-        "2024-01-01T00:00:00 " * 900,
-        "vllm-1  | " * 1900,
-        "Overall time to stream " + "9 " * 9000,
-        "$ vllm serve " + "-x " * 6000,
-    ],
-)
-def test_hostile_lines_finish_fast(bomb):
+#: lines built to make a reader backtrack or loop over them
+HOSTILE_LINES = [
+    "took " * 100_000,
+    "Loading weights took " * 900,
+    "Model loading took " * 1000,
+    "Compiling a graph for " * 900 + "takes",
+    "init engine " * 1600 + "took",
+    "Directly load the compiled graph " * 600 + "from the cache, took",
+    "Capturing: 1%" + "|" * 19_000,
+    "Capturing CUDA graphs: 100%|" + "\u2588" * 19_000,
+    "(" * 19_000,
+    "(a pid=1) " * 1900,
+    "[0;" * 4900,
+    "\x1b[" * 9000,
+    "\x1b]" * 9000,
+    "> " * 9000,
+    "1" * 19_990 + " seconds",
+    "Maximum concurrency for " + "1," * 9000,
+    "non-default args: {'model': " + "'" * 19_000,
+    "Initializing an LLM engine (v" + "1." * 9000,
+    "2024-01-01T00:00:00 " * 900,
+    "vllm-1  | " * 1900,
+    "Overall time to stream " + "9 " * 9000,
+    "$ vllm serve " + "-x " * 6000,
+]
+
+
+@pytest.mark.parametrize("bomb", HOSTILE_LINES)
+def test_hostile_lines_leave_the_next_line_read(bomb):
     valid = "\nGraph capturing finished in 3 secs\n"
-    ds = _timed(lambda: parse_log(bomb + valid), 1.0)
+    ds = _guarded(lambda: parse_log(bomb + valid), 10)
     assert ds.figures.get("graph_capture_s") == 3.0
-    # and the same bomb as 200 lines (about 4 MB)
-    _timed(lambda: parse_log("\n".join([bomb[:MAX_LINE]] * 200) + valid), 5.0)
+    assert len(ds.problems) <= MAX_PROBLEMS
+    # and the same bomb as 200 lines (about 4 MB): the same figures, the problems capped
+    many = _guarded(lambda: parse_log("\n".join([bomb[:MAX_LINE]] * 200) + valid), 50)
+    assert many.figures == ds.figures
+    assert len(many.problems) <= MAX_PROBLEMS
 
 
 # ---------------------------------------------------------------------------------------------
