@@ -23,6 +23,7 @@ shown.metrics("headline")
 shown.metrics("run")
 shown.metrics("prefix")
 shown.notice("saturated", "warning")
+shown.notice("near_capacity", "warning")
 assumption_line(s, lens="serving")
 draw_sidebar()
 
@@ -38,6 +39,7 @@ if shown.r.get("fits"):
             shown.table("sweep")
     if tabs[1].open:
         with tabs[1]:
+            shown.table("percentiles")
             shown.chart("timeline")
     if tabs[2].open:
         with tabs[2]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -605,3 +606,39 @@ def test_a_file_read_is_not_cancelled_by_a_rerun_request(monkeypatch):
     with pytest.raises(ScenarioError) as err:
         w.read_file("import", "junk.csv", b"when,what\n1,2\n")
     assert err.value.key == "junk.csv"
+
+
+# ------------------------------------------------------------------ what a new user asked for
+
+
+def _serving_page(**query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages/7_Serving.py"))
+    at.default_timeout = 120
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at
+
+
+def test_one_run_shows_the_percentiles_as_vllm_bench_serve_prints_them():
+    at = _serving_page(scenario="llama-8b-1xh100")
+    at.session_state["t_serving"] = "One run"
+    at.run()
+    assert not at.exception
+    (table,) = [d.value for d in at.dataframe if "this run [ms]" in d.value.columns]
+    assert table["this run [ms]"].tolist() == ["TTFT", "TPOT", "ITL", "E2EL"]
+    assert list(table.columns[1:]) == ["mean", "p50", "p90", "p99"]
+    row = table.set_index("this run [ms]").loc["TTFT"]
+    assert row["p50"] <= row["p90"] <= row["p99"]
+
+
+def test_a_rate_within_ten_percent_of_capacity_is_warned_about():
+    s = scen(("scenario", "llama-8b-1xh100"))
+    best = serving.max_rate(s)["max_request_rate"]
+    near = _serving_page(scenario="llama-8b-1xh100", request_rate=f"{0.95 * best:.4g}")
+    near.run()
+    assert any("Near capacity" in w.value for w in near.warning)
+    far = _serving_page(scenario="llama-8b-1xh100", request_rate=f"{0.5 * best:.4g}")
+    far.run()
+    assert not any("Near capacity" in w.value for w in far.warning)

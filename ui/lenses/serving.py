@@ -299,6 +299,41 @@ def _saturated(v: View) -> str | None:
     )
 
 
+def _near_capacity(v: View) -> str | None:
+    """The scenario's rate within 10 % of the largest one replica holds within the SLO: a
+    small change of traffic or of the engine tips it over (issue 40, item 3)."""
+    if not _fits(v) or v.s.request_rate == "inf":
+        return None
+    best = v.f["capacity"].get("max_request_rate") or 0.0
+    rate = float(v.s.request_rate)
+    if best <= 0 or not 0.9 * best <= rate <= best:
+        return None
+    return (
+        f"Near capacity: {rate:g} req/s is {rate / best:.0%} of the {best:.3g} req/s one "
+        "replica holds within the SLO. Ten percent more traffic, or a slightly slower engine, "
+        "misses the SLO; plan for headroom or another replica."
+    )
+
+
+#: vLLM's ``vllm bench serve`` result block order: each metric's mean, median, p90 and p99
+_PERCENTILES = (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL"))
+
+
+def _percentile_table(v: View) -> pd.DataFrame:
+    if not _fits(v):
+        return pd.DataFrame()
+    f = v.f["serving"]
+    return pd.DataFrame(
+        [
+            {
+                "metric": label,
+                **{q: f.get(f"{q}_{key}_ms") for q in ("mean", "median", "p90", "p99")},
+            }
+            for key, label in _PERCENTILES
+        ]
+    )
+
+
 def _does_not_fit(v: View) -> str | None:
     if _fits(v):
         return None
@@ -354,6 +389,19 @@ SERVING = Lens(
             report="Latency and throughput against the request rate",
         ),
         Table(
+            "percentiles",
+            _percentile_table,
+            columns={
+                "metric": Column("this run [ms]"),
+                "mean": Column("mean", "%.2f"),
+                "median": Column("p50", "%.2f"),
+                "p90": Column("p90", "%.2f"),
+                "p99": Column("p99", "%.2f"),
+            },
+            report="Latency percentiles of this run",
+            download="Latency percentiles",
+        ),
+        Table(
             "pareto",
             _pareto_table,
             columns={
@@ -366,7 +414,7 @@ SERVING = Lens(
         ),
     ),
     breakdown=("serving", "capacity"),
-    downloads=("sweep", "pareto"),
+    downloads=("sweep", "percentiles", "pareto"),
     rows=(
         Row("Serving", "p99 TTFT under load", "serving.p99_ttft_ms", "ms"),
         Row("Serving", "p99 TPOT under load", "serving.p99_tpot_ms", "ms"),
@@ -377,5 +425,9 @@ SERVING = Lens(
         Row("Serving", "Replicas needed", "capacity.replicas_needed", "replicas"),
         Row("Serving", "GPUs needed", "capacity.gpus_needed", "GPUs"),
     ),
-    texts={"saturated": _saturated, "does_not_fit": _does_not_fit},
+    texts={
+        "saturated": _saturated,
+        "near_capacity": _near_capacity,
+        "does_not_fit": _does_not_fit,
+    },
 )
