@@ -48,7 +48,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from model.cold_start import cold_start, optimised
-from model.request import request_figures
 from model.scenario import Scenario, parse_hour_ranges
 
 DAY_S = 86400.0
@@ -86,7 +85,7 @@ class Service:
 
 def service_of(s: Scenario) -> Service:
     """The cold starts, wake time, capacity and request timing of one replica (other lenses)."""
-    from model.serving import replica  # the simulator: only where a replica is sized
+    from model.serving import replica, request_stand_in  # only where a replica is sized
 
     s = s.effective()
     cs = cold_start(s)
@@ -94,13 +93,7 @@ def service_of(s: Scenario) -> Service:
     level = s.sleep_level or 1
     rep = replica(s)
     if rep is None:  # the scenario cannot serve: one request's figures, as the page says
-        req = request_figures(s)
-        rep = {
-            "capacity_per_s": float(req["requests_per_s"]),
-            "basis": "request",
-            "ttft_s": req["ttft_ms"] / 1000.0,
-            "tpot_s": req["tpot_ms"] / 1000.0,
-        }
+        rep = request_stand_in(s, "request")
     return Service(
         cold_s=float(cs["total_s"]),
         cold_optimised_s=float(best["total_s"]),

@@ -596,7 +596,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     # an engine that runs prefill alone (SGLang without mixed chunks) stalls its decodes: the
     # gap a decode then sees runs from its last token (or its first) to the next decode step
     mixed = bool(s.engine_figures.mixed_prefill)
-    stall = {"on": False, "since": 0.0}
+    stall_since: float | None = None  # when the decodes began waiting on prefill steps
     joins: list[float] = []  # first-token times of the sequences that joined during a stall
     itl_more_v: list[float] = []  # those gaps [s], with their token counts
     itl_more_w: list[int] = []
@@ -765,7 +765,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         grow = grow_at(g) if n else 0
 
         # ---- a run of decode-only steps, all alike, up to the next event
-        if n and not prefilling and not stall["on"]:
+        if n and not prefilling and stall_since is None:
             blocked = not waiting or (
                 n >= max_seqs
                 or n >= budget
@@ -896,22 +896,22 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         t += dt
         itl_n = n
         if alone:
-            if not stall["on"]:
-                stall["on"], stall["since"] = True, t - dt
+            if stall_since is None:
+                stall_since = t - dt
             itl_n = 0
         else:
             used += grow
             ctx_sum += n
             g += 1
-            if stall["on"]:  # the first decode step after a stall: each gap as it was
+            if stall_since is not None:  # the first decode step after a stall: each gap
                 fresh = joins[-n:] if n else []
                 if n > len(fresh):
-                    itl_more_v.append(t - stall["since"])
+                    itl_more_v.append(t - stall_since)
                     itl_more_w.append(n - len(fresh))
                 itl_more_v.extend(t - j for j in fresh)
                 itl_more_w.extend([1] * len(fresh))
                 joins.clear()
-                stall["on"] = False
+                stall_since = None
                 itl_n = 0
         one_end.append(t)
         one_dt.append(dt)
@@ -1373,6 +1373,20 @@ def remember_max_rate(s: Scenario, value: dict) -> None:
         _MAX_RATE.popitem(last=False)
 
 
+def request_stand_in(s: Scenario, basis: str) -> dict:
+    """A replica sized by one request's figures (:func:`model.request.request_figures`), in
+    :func:`replica`'s form, ``basis`` saying why no search stands behind it."""
+    from model.request import request_figures
+
+    req = request_figures(s)
+    return {
+        "capacity_per_s": float(req["requests_per_s"]),
+        "basis": basis,
+        "ttft_s": req["ttft_ms"] / 1000.0,
+        "tpot_s": req["tpot_ms"] / 1000.0,
+    }
+
+
 def replica(s: Scenario) -> dict | None:
     """What the Scale to zero lens takes from this one (SPEC 4.6, "Economics uses it"): a
     replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
@@ -1380,16 +1394,8 @@ def replica(s: Scenario) -> dict | None:
     at light load [s]; None when the scenario cannot serve."""
     if SERVER_BUDGET and not known_max_rate(s) and search_over_budget(s):
         # a shared server does not run a search past its budget in a page's thread: one
-        # request's figures stand in, and the page says why (basis "budget")
-        from model.request import request_figures
-
-        req = request_figures(s)
-        return {
-            "capacity_per_s": float(req["requests_per_s"]),
-            "basis": "budget",
-            "ttft_s": req["ttft_ms"] / 1000.0,
-            "tpot_s": req["tpot_ms"] / 1000.0,
-        }
+        # request's figures stand in, and the page says why
+        return request_stand_in(s, "budget")
     try:
         search = max_rate(s)
     except DoesNotFit:
@@ -1576,9 +1582,9 @@ def sections(s: Scenario, trace=None) -> dict:
 #: and engine steps over the run, the capacity search and the Pareto sweep together. Past
 #: them the page refuses the run and names the CLI command that runs it on one's own machine.
 SERVER_MAX_REQUESTS = 100_000
+SERVER_MAX_STEPS = 3_000_000
 #: set by the app (ui.serving_worker): the budget applies; the CLI runs whatever it is asked
 SERVER_BUDGET = False
-SERVER_MAX_STEPS = 3_000_000
 #: the runs a lens run adds to the scenario's own: the capacity search's and the Pareto
 #: sweep's, in units of a run of the search's requests (measured: 12-30 search runs, and the
 #: sweep's 36 configurations at up to 600 requests)
@@ -1619,14 +1625,10 @@ def server_refusal(s: Scenario) -> str | None:
     more engine steps than :data:`SERVER_MAX_STEPS`), in one sentence with the CLI command that
     runs it anyway; None when it fits the budget."""
     s = s.effective()
-    from model import codecs  # the command line: the scenario's own keys
-
-    args = " ".join(f"--set {k}={v}" for k, v in codecs.to_params(s))
-    cli = f"whatif eval {args} --json"
     if s.num_requests > SERVER_MAX_REQUESTS:
         return (
             f"{s.num_requests:,} requests is more than this shared server simulates for one "
-            f"page (at most {SERVER_MAX_REQUESTS:,}); run it on your own machine: {cli}"
+            f"page (at most {SERVER_MAX_REQUESTS:,}); run it on your own machine: {_cli(s)}"
         )
     steps = predicted_steps(s)
     if steps > SERVER_MAX_STEPS:
@@ -1635,9 +1637,17 @@ def server_refusal(s: Scenario) -> str | None:
             f"max_num_batched_tokens={int(s.max_num_batched_tokens):,} tokens, the capacity "
             f"search and the Pareto sweep included), more than the {SERVER_MAX_STEPS:,} this "
             f"shared server runs for one page; raise max_num_batched_tokens, lower "
-            f"num_requests or output_tokens, or run it on your own machine: {cli}"
+            f"num_requests or output_tokens, or run it on your own machine: {_cli(s)}"
         )
     return None
+
+
+def _cli(s: Scenario) -> str:
+    """The ``whatif eval`` command line of ``s`` (its link's keys as ``--set``)."""
+    from model import codecs  # the scenario's own keys
+
+    args = " ".join(f"--set {k}={v}" for k, v in codecs.to_params(s))
+    return f"whatif eval {args} --json"
 
 
 def serving_lens(s: Scenario) -> dict:
