@@ -1373,6 +1373,18 @@ def remember_max_rate(s: Scenario, value: dict) -> None:
         _MAX_RATE.popitem(last=False)
 
 
+#: searches the app's workers could not finish (past their time or memory budget): a lens
+#: that sizes a replica takes one request's figures for them rather than search in its thread
+_NOT_RUN: OrderedDict[str, bool] = OrderedDict()
+
+
+def search_not_run(s: Scenario) -> None:
+    """Mark the capacity search for ``s`` as one the shared server could not finish."""
+    _NOT_RUN[_search_key(s)] = True
+    while len(_NOT_RUN) > _MAX_RATE_SIZE:
+        _NOT_RUN.popitem(last=False)
+
+
 def request_stand_in(s: Scenario, basis: str) -> dict:
     """A replica sized by one request's figures (:func:`model.request.request_figures`), in
     :func:`replica`'s form, ``basis`` saying why no search stands behind it."""
@@ -1392,7 +1404,11 @@ def replica(s: Scenario) -> dict | None:
     replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
     the SLO, the saturation throughput, ``basis`` saying which) and a request's TTFT and TPOT
     at light load [s]; None when the scenario cannot serve."""
-    if SERVER_BUDGET and not known_max_rate(s) and search_over_budget(s):
+    if (
+        SERVER_BUDGET
+        and not known_max_rate(s)
+        and (search_over_budget(s) or _search_key(s) in _NOT_RUN)
+    ):
         # a shared server does not run a search past its budget in a page's thread: one
         # request's figures stand in, and the page says why
         return request_stand_in(s, "budget")
@@ -1583,6 +1599,9 @@ def sections(s: Scenario, trace=None) -> dict:
 #: them the page refuses the run and names the CLI command that runs it on one's own machine.
 SERVER_MAX_REQUESTS = 100_000
 SERVER_MAX_STEPS = 3_000_000
+#: and the simulator's work (:func:`predicted_work`): about 5 s of one core on the machine it
+#: was measured on, the largest accepted run's budget in time
+SERVER_MAX_WORK = 6_000_000
 #: set by the app (ui.serving_worker): the budget applies; the CLI runs whatever it is asked
 SERVER_BUDGET = False
 #: the runs a lens run adds to the scenario's own: the capacity search's and the Pareto
@@ -1591,33 +1610,74 @@ SERVER_BUDGET = False
 _LENS_RUNS = 40
 
 
-def predicted_steps(s: Scenario, search_only: bool = False) -> float:
-    """Engine steps the Serving lens would simulate for ``s``, from its size alone, before it
-    starts: every request's prefill takes ``ceil(prompt / max_num_batched_tokens)`` steps, and
-    its decode ``output`` steps shared by the sequences the KV cache and ``max_num_seqs`` hold
-    at once; for the run and for the search and sweep runs (:data:`_LENS_RUNS` runs of at most
-    :data:`CAPACITY_REQUESTS` requests). A lower bound on the loop's work, which grows with it."""
+def _predicted_parts(s: Scenario, search_only: bool) -> tuple[float, float, float]:
+    """(prefill chunk steps, decode steps, requests) the lens would simulate; see
+    :func:`predicted_steps`."""
     s = s.effective()
     prompt, output = float(s.prompt_tokens), float(max(s.output_tokens, 1))
     budget = float(max(int(s.max_num_batched_tokens), 1))
     try:
         held_tokens = kv_blocks(s) * BLOCK_TOKENS
     except DoesNotFit:
-        return 0.0  # the run is refused at once, saying why
+        return 0.0, 0.0, 0.0  # the run is refused at once, saying why
     if held_tokens < prompt + output:
-        return 0.0  # not one request fits: refused at once as well
+        return 0.0, 0.0, 0.0  # not one request fits: refused at once as well
     together = max(1.0, min(float(s.max_num_seqs), budget, held_tokens / (prompt + output)))
-    per_request = math.ceil(prompt / budget) + output / together
-    runs = _LENS_RUNS * float(min(s.num_requests, CAPACITY_REQUESTS))
+    chunks = math.ceil(prompt / budget)
+    # the search and the sweep run near saturation: as many sequences as fit share a step
+    searched = _LENS_RUNS * float(min(s.num_requests, CAPACITY_REQUESTS))
+    chunk_steps, decode_steps, requests = searched * chunks, searched * output / together, searched
     if not search_only:
-        runs += float(s.num_requests)
-    return runs * per_request
+        # the run itself shares a decode step among the requests in flight, which Little's
+        # law puts at the rate times one request's time alone (more under load, when the
+        # steps are fewer): a light rate runs each request's decode nearly alone
+        from model.request import request_figures
+
+        alone_s = float(request_figures(s)["e2e_s"])
+        rate = math.inf if s.request_rate == "inf" else float(s.request_rate)
+        flight = min(together, max(1.0, rate * alone_s))
+        if s.max_concurrency is not None:
+            flight = min(flight, float(s.max_concurrency))
+        n = float(s.num_requests)
+        chunk_steps += n * chunks
+        decode_steps += n * output / max(flight, 1.0)
+        requests += n
+    return chunk_steps, decode_steps, requests
+
+
+def predicted_steps(s: Scenario, search_only: bool = False) -> float:
+    """Engine steps the Serving lens would simulate for ``s``, from its size alone, before it
+    starts: every request's prefill takes ``ceil(prompt / max_num_batched_tokens)`` steps, and
+    its decode ``output`` steps shared by the sequences in flight: for the search and sweep
+    runs (:data:`_LENS_RUNS` runs of at most :data:`CAPACITY_REQUESTS` requests, near
+    saturation) as many as the KV cache and ``max_num_seqs`` hold, for the run itself the rate
+    times one request's time alone (Little's law; :func:`model.request.request_figures`),
+    capped by ``max_concurrency``. The run's memory grows with it (issue 40)."""
+    chunk_steps, decode_steps, _ = _predicted_parts(s, search_only)
+    return chunk_steps + decode_steps
+
+
+#: what the simulator spends, in decode steps' worth: a prefill chunk step (an explicit step
+#: with a prompt's chunk) costs about six, each request about nine (measured on this project's
+#: 2-core machine over eight scenarios from 0.9 to 6.2 s: 0.8 µs a decode step, 4.7 µs a chunk
+#: step, 7 µs a request; the fit is within a factor of 1.5)
+CHUNK_STEP_WORK, REQUEST_WORK = 6.0, 9.0
+
+
+def predicted_work(s: Scenario, search_only: bool = False) -> float:
+    """The simulator's work for the Serving lens on ``s`` in decode steps' worth
+    (:data:`CHUNK_STEP_WORK`, :data:`REQUEST_WORK`): what its time grows with."""
+    chunk_steps, decode_steps, requests = _predicted_parts(s, search_only)
+    return decode_steps + CHUNK_STEP_WORK * chunk_steps + REQUEST_WORK * requests
 
 
 def search_over_budget(s: Scenario) -> bool:
     """The capacity search and sweep alone (what Scale to zero, Home and Compare need) would
-    pass :data:`SERVER_MAX_STEPS`."""
-    return predicted_steps(s, search_only=True) > SERVER_MAX_STEPS
+    pass :data:`SERVER_MAX_STEPS` or :data:`SERVER_MAX_WORK`."""
+    return (
+        predicted_steps(s, search_only=True) > SERVER_MAX_STEPS
+        or predicted_work(s, search_only=True) > SERVER_MAX_WORK
+    )
 
 
 def server_refusal(s: Scenario) -> str | None:
@@ -1630,14 +1690,17 @@ def server_refusal(s: Scenario) -> str | None:
             f"{s.num_requests:,} requests is more than this shared server simulates for one "
             f"page (at most {SERVER_MAX_REQUESTS:,}); run it on your own machine: {_cli(s)}"
         )
-    steps = predicted_steps(s)
-    if steps > SERVER_MAX_STEPS:
+    steps, work = predicted_steps(s), predicted_work(s)
+    if steps > SERVER_MAX_STEPS or work > SERVER_MAX_WORK:
         return (
             f"this run would simulate about {steps:,.0f} engine steps (prefill chunks of "
-            f"max_num_batched_tokens={int(s.max_num_batched_tokens):,} tokens, the capacity "
-            f"search and the Pareto sweep included), more than the {SERVER_MAX_STEPS:,} this "
-            f"shared server runs for one page; raise max_num_batched_tokens, lower "
-            f"num_requests or output_tokens, or run it on your own machine: {_cli(s)}"
+            f"max_num_batched_tokens={int(s.max_num_batched_tokens):,} tokens, decode steps "
+            f"shared by the requests in flight, the capacity search and the Pareto sweep "
+            f"included; {work:,.0f} decode steps' worth of work, a chunk step counting "
+            f"{CHUNK_STEP_WORK:g} and a request {REQUEST_WORK:g}), more than the "
+            f"{SERVER_MAX_STEPS:,} steps or {SERVER_MAX_WORK:,} steps' worth this shared server "
+            f"runs for one page; lower num_requests or output_tokens, raise max_num_batched_tokens or "
+            f"request_rate, or run it on your own machine: {_cli(s)}"
         )
     return None
 

@@ -366,8 +366,8 @@ w._work = inline
 take, handed = w._take, []
 
 
-def stopped_take():
-    proc = take()
+def stopped_take(lane='light'):
+    proc = take(lane)
     os.kill(proc.pid, signal.SIGSTOP)
     handed.append(proc)
     return proc
@@ -538,8 +538,8 @@ def test_a_long_run_does_not_hold_up_another_sessions_serving_page(monkeypatch):
     take, handed = serving_worker._take, []  # (the run it was handed to, the worker)
     long_has_its_worker = threading.Event()
 
-    def spy_take():
-        proc = take()
+    def spy_take(lane="light"):
+        proc = take(lane)
         name = threading.current_thread().name
         if name == "long":
             os.kill(proc.pid, signal.SIGSTOP)
@@ -590,7 +590,7 @@ def test_a_session_that_moves_on_stops_its_worker_and_goes_to_its_next_run(monke
     monkeypatch.setattr(w, "_leave_for_the_next_run", leave)
     taken = []
     take = w._take
-    monkeypatch.setattr(w, "_take", lambda: taken.append(take()) or taken[-1])
+    monkeypatch.setattr(w, "_take", lambda lane="light": taken.append(take(lane)) or taken[-1])
     with pytest.raises(Rerun):
         w._ask(s.raw.model_dump(mode="json"))
     assert len(taken) == 1

@@ -14,17 +14,21 @@ freeze: the previous run's ``gc.collect(2)`` has just taken its garbage, so what
 live. It happens a handful of times per process (each new import), never on a run that imported
 nothing, so the permanent generation stays bounded; the one cost is that a reference cycle
 alive at one of those moments and dropped later is freed by nothing but reference counting.
+A worker process (:mod:`ui.serving_worker`, started with ``WHATIF_WORKER_PARENT`` set) skips
+those imports: it computes, draws nothing, and starts faster within its memory cap.
 """
 
 import gc
+import os
 import sys
 
-import numpy  # noqa: F401 - imported before the freeze so that it covers them
-import pandas  # noqa: F401
-import plotly.graph_objects  # noqa: F401
-import pyarrow  # noqa: F401
+if os.environ.get("WHATIF_WORKER_PARENT") is None:  # not in a worker (ui.serving_worker)
+    import numpy  # noqa: F401 - imported before the freeze so that it covers them
+    import pandas  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import pyarrow  # noqa: F401
 
-gc.freeze()
+    gc.freeze()
 
 _modules_at_freeze = len(sys.modules)
 

@@ -91,11 +91,20 @@ def _capacity_text(svc, s) -> str:
             f"even light load misses the Serving lens's SLO, so a replica is sized by what it "
             f"completes, {svc.capacity_per_s:,.2f} requests/s; {timing} at light load."
         )
+    if svc.capacity_basis == "budget" and not serving.search_over_budget(s):
+        return (
+            "the capacity search could not finish within this shared server's time or memory "
+            "for one page (the Serving page gives the whatif eval command that runs it), so "
+            "one request's figures stand in: "
+            f"{svc.capacity_per_s:,.2f} requests/s at batch {s.batch}; {timing}."
+        )
     if svc.capacity_basis == "budget":
         return (
             f"sizing a replica would simulate about "
-            f"{serving.predicted_steps(s, search_only=True):,.0f} engine "
-            f"steps, more than the {serving.SERVER_MAX_STEPS:,} this shared server runs for one "
+            f"{serving.predicted_steps(s, search_only=True):,.0f} engine steps "
+            f"({serving.predicted_work(s, search_only=True):,.0f} steps' worth of work), more "
+            f"than the {serving.SERVER_MAX_STEPS:,} steps or {serving.SERVER_MAX_WORK:,} this "
+            "shared server runs for one "
             "page (the Serving page gives the whatif eval command that runs it), so one "
             "request's figures stand in: "
             f"{svc.capacity_per_s:,.2f} requests/s at batch {s.batch}; {timing}."
