@@ -323,3 +323,15 @@ def test_a_worker_ends_when_its_server_dies():
     else:
         os.kill(pid, signal.SIGKILL)
         pytest.fail("the orphaned worker kept running")
+
+
+def test_the_page_says_what_it_computes_and_whether_it_waits(monkeypatch):
+    lanes = w.Lanes({w.LIGHT: 1, w.HEAVY: 1})
+    monkeypatch.setattr(w, "_lanes", lanes)
+    s = scen(("seed", 4410), ("num_requests", 2000), ("request_rate", 4))
+    free = w.describe(s)
+    assert "Simulating 2,000 requests at 4 req/s" in free and "engine steps" in free
+    assert "waits for a turn" not in free
+    held = lanes.acquire("someone else", w.LIGHT)
+    assert "every worker is busy, so it waits for a turn first" in w.describe(s)
+    lanes.release(held)

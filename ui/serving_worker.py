@@ -458,6 +458,27 @@ def _lane_of(s: Scenario, search_only: bool = False) -> str:
     return HEAVY if serving.predicted_work(s, search_only) > HEAVY_WORK else LIGHT
 
 
+def cached(s: Scenario) -> dict | None:
+    """The lens's cached result for ``s``, or None when it has to be computed."""
+    with _lock:
+        return _cache.get(tuple(codecs.to_params(s)))
+
+
+def describe(s: Scenario) -> str:
+    """What :func:`compute` is about to do for ``s``, in one line for the page while it works
+    (issue 40, item 4): the run's size, and whether it waits for a turn first."""
+    s = s.effective()
+    rate = "all at once" if s.request_rate == "inf" else f"at {float(s.request_rate):g} req/s"
+    steps = serving.predicted_steps(s)
+    lane = _lane_of(s)
+    busy = _lanes.running()[lane] >= _lanes.sizes[lane]
+    wait = "; every worker is busy, so it waits for a turn first" if busy else ""
+    return (
+        f"Simulating {s.num_requests:,} requests {rate}, then the capacity search and the "
+        f"Pareto sweep (about {steps:,.0f} engine steps in a worker process){wait}…"
+    )
+
+
 def compute(s: Scenario) -> dict:
     """The Serving lens's result for ``s`` (:func:`model.serving.serving_lens`), cached; a
     scenario past the shared server's budget, predicted or met, comes back ``refused`` with

@@ -343,7 +343,13 @@ def _does_not_fit(v: View) -> str | None:
 
 
 def _compute(s, trace=None) -> dict:
-    return serving_worker.compute(s)
+    hit = serving_worker.cached(s)
+    if hit is not None:
+        return hit
+    import streamlit as st
+
+    with st.spinner(serving_worker.describe(s), show_time=True):
+        return serving_worker.compute(s)
 
 
 def _figures(r: dict) -> dict:
