@@ -120,8 +120,14 @@ class DataStore(Protocol):
         an opaque key of the uploading client (its share of the store is bounded)."""
         ...
 
-    def get(self, data_id: str) -> Stored | None:
-        """The data set with this id, or None when it is not (or no longer) stored."""
+    def get(self, data_id: str, reader: str = "") -> Stored | None:
+        """The data set with this id, or None when it is not (or no longer) stored.
+        ``reader``: the opening client's opaque key (another client than the uploader marks
+        it opened: it outlives never-opened uploads when the store is full)."""
+        ...
+
+    def healthy(self) -> bool:
+        """Whether the store answers at all (after a call failed)."""
         ...
 
 
@@ -137,9 +143,12 @@ class UnavailableStore:
     def put(self, name: str, data: bytes, owner: str = "") -> str:
         raise Unavailable(self.reason)
 
-    def get(self, data_id: str) -> Stored | None:
+    def get(self, data_id: str, reader: str = "") -> Stored | None:
         check_id(data_id)
         raise Unavailable(self.reason)
+
+    def healthy(self) -> bool:
+        return False
 
 
 @dataclass(frozen=True)

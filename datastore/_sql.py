@@ -58,11 +58,24 @@ class SQLStore:
 
     # -- what a backend provides ------------------------------------------------------------
     @contextlib.contextmanager
-    def _transaction(self, write: bool) -> Iterator[Any]:
+    def _transaction(self, write: bool, wait: bool = True) -> Iterator[Any]:
         """A cursor in one transaction (committed on success, rolled back on error); with
-        ``write``, no other put runs until it ends. Driver errors become ``Unavailable``."""
+        ``write``, no other put runs until it ends. Without ``wait``, a write that would wait
+        for another writer's lock raises ``Unavailable`` at once. Driver errors become
+        ``Unavailable``."""
         raise NotImplementedError
         yield
+
+    def healthy(self) -> bool:
+        """Whether the store answers a trivial query (after one call failed: the database
+        itself, or only that call's data set?)."""
+        try:
+            with self._transaction(write=False) as cur:
+                cur.execute("SELECT 1")
+                cur.fetchone()
+        except Unavailable:
+            return False
+        return True
 
     # -- shared -----------------------------------------------------------------------------
     def _sql(self, text: str) -> str:
@@ -73,14 +86,15 @@ class SQLStore:
             f"CREATE TABLE IF NOT EXISTS {TABLE} (id CHAR(64) PRIMARY KEY, "
             f"name TEXT NOT NULL, data {self.blob} NOT NULL, size BIGINT NOT NULL, "
             f"created_at {self.real} NOT NULL, last_read {self.real} NOT NULL, "
-            "owner TEXT NOT NULL DEFAULT '')",
+            "owner TEXT NOT NULL DEFAULT '', opened INTEGER NOT NULL DEFAULT 1)",
             f"CREATE INDEX IF NOT EXISTS {TABLE}_last_read ON {TABLE} (last_read)",
             *self._add_owner(),
         ]
 
     def _add_owner(self) -> list[str]:
-        """The statements that give a table made before owners were kept its ``owner``
-        column (a backend's own: the two speak different SQL for it)."""
+        """The statements that give a table made before owners (and opens) were kept its
+        ``owner`` and ``opened`` columns (a backend's own: the two speak different SQL for it;
+        a row kept from before counts as opened)."""
         return []
 
     def put(self, name: str, data: bytes, owner: str = "") -> str:
@@ -109,8 +123,9 @@ class SQLStore:
             self._make_room(cur, len(data), owner)
             cur.execute(
                 self._sql(
-                    "INSERT INTO {table} (id, name, data, size, created_at, last_read, owner) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING"
+                    "INSERT INTO {table} "
+                    "(id, name, data, size, created_at, last_read, owner, opened) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (id) DO NOTHING"
                 ),
                 (data_id, name, data, len(data), now, now, owner),
             )
@@ -135,10 +150,13 @@ class SQLStore:
         excess = int(cur.fetchone()[0]) + size - self.limits.max_total_bytes
         if excess <= 0:
             return
+        # the owner's own first; then what nobody but its uploader ever opened (junk uploads
+        # from many addresses go before a data set a share link was opened from); then the
+        # rest, opened longest ago first (issue 40, R9)
         cur.execute(
             self._sql(
                 "SELECT id, size FROM {table} "
-                "ORDER BY CASE WHEN owner = ? THEN 0 ELSE 1 END, last_read, id"
+                "ORDER BY CASE WHEN owner = ? THEN 0 ELSE 1 END, opened, last_read, id"
             ),
             (owner,),
         )
@@ -155,17 +173,25 @@ class SQLStore:
         for row_id in doomed:
             cur.execute(self._sql("DELETE FROM {table} WHERE id = ?"), (row_id,))
 
-    def get(self, data_id: str) -> Stored | None:
+    def get(self, data_id: str, reader: str = "") -> Stored | None:
+        """The data set ``data_id``, or None. ``reader``: the opaque key of the client who
+        opens it; a client other than its uploader marks it opened, so it outlives uploads
+        nobody else opened when the store is full."""
         data_id = check_id(data_id)
         now = self.clock()
         with self._transaction(write=False) as cur:
             cur.execute(
-                self._sql("SELECT name, data, last_read FROM {table} WHERE id = ?"), (data_id,)
+                self._sql("SELECT name, data, last_read, owner, opened FROM {table} WHERE id = ?"),
+                (data_id,),
             )
             row = cur.fetchone()
         if row is None:
             return None
-        name, data, last_read = row[0], bytes(row[1]), float(row[2])
+        try:
+            name, data, last_read = str(row[0]), bytes(row[1]), float(row[2])
+            first_open = bool(reader) and str(reader)[:64] != str(row[3]) and not int(row[4])
+        except (TypeError, ValueError) as exc:  # a damaged entry: this one, not the store
+            raise Unavailable(f"the stored entry {data_id[:12]}… is damaged ({exc})") from None
         if last_read < now - self.limits.retention_s:
             if self.read_only:
                 return None  # expired; a read-only store leaves the row for its writer
@@ -175,11 +201,15 @@ class SQLStore:
                     (data_id, now - self.limits.retention_s),
                 )
             return None
-        if last_read < now - READ_TOUCH_S and not self.read_only:
-            with contextlib.suppress(Unavailable), self._transaction(write=True) as cur:
-                # a read that cannot be recorded still answers
+        if (last_read < now - READ_TOUCH_S or first_open) and not self.read_only:
+            with contextlib.suppress(Unavailable), self._transaction(True, wait=False) as cur:
+                # a read that cannot be recorded at once (another writer holds the lock) still
+                # answers, without waiting for the lock (issue 40, R10)
                 cur.execute(
-                    self._sql("UPDATE {table} SET last_read = ? WHERE id = ? AND last_read < ?"),
-                    (now, data_id, now),
+                    self._sql(
+                        "UPDATE {table} SET last_read = ?, opened = ? WHERE id = ? AND "
+                        "last_read <= ?"
+                    ),
+                    (now, 1 if first_open else int(row[4]), data_id, now),
                 )
         return Stored(name, data)

@@ -65,7 +65,10 @@ class PostgresStore(SQLStore):
         self._create_schema()
 
     def _add_owner(self) -> list[str]:
-        return [f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS owner TEXT NOT NULL DEFAULT ''"]
+        return [
+            f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS owner TEXT NOT NULL DEFAULT ''",
+            f"ALTER TABLE {TABLE} ADD COLUMN IF NOT EXISTS opened INTEGER NOT NULL DEFAULT 1",
+        ]
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
@@ -74,7 +77,7 @@ class PostgresStore(SQLStore):
         return Unavailable(f"the {self.where} cannot be used ({text[:300]})")
 
     @contextlib.contextmanager
-    def _transaction(self, write: bool) -> Iterator:
+    def _transaction(self, write: bool, wait: bool = True) -> Iterator:
         psycopg = self._psycopg
         try:
             conn = psycopg.connect(
@@ -86,8 +89,12 @@ class PostgresStore(SQLStore):
             raise self._unavailable(exc) from None
         try:
             with conn, conn.cursor() as cur:  # commits on success, rolls back on error
-                if write:
+                if write and wait:
                     cur.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+                elif write:  # the lock now or not at all
+                    cur.execute("SELECT pg_try_advisory_xact_lock(%s)", (LOCK_KEY,))
+                    if not cur.fetchone()[0]:
+                        raise Unavailable("another write holds the store's lock")
                 yield cur
         except psycopg.Error as exc:
             raise self._unavailable(exc) from None

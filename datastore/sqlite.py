@@ -46,24 +46,27 @@ class SQLiteStore(SQLStore):
         ``ADD COLUMN IF NOT EXISTS``)."""
         with self._transaction(write=True) as cur:
             cur.execute(f"PRAGMA table_info({TABLE})")
-            if "owner" not in {row[1] for row in cur.fetchall()}:
+            columns = {row[1] for row in cur.fetchall()}
+            if "owner" not in columns:
                 cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+            if "opened" not in columns:  # a row kept from before counts as opened
+                cur.execute(f"ALTER TABLE {TABLE} ADD COLUMN opened INTEGER NOT NULL DEFAULT 1")
 
     def _unavailable(self, exc: Exception) -> Unavailable:
         return Unavailable(f"the data file {self.path} cannot be used ({exc})")
 
     @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, timeout_s: float = CONNECT_TIMEOUT_S) -> Iterator[sqlite3.Connection]:
         try:
             if self.read_only:
                 conn = sqlite3.connect(
                     f"file:{self.path}?mode=ro",
                     uri=True,
-                    timeout=CONNECT_TIMEOUT_S,
+                    timeout=timeout_s,
                     isolation_level=None,
                 )
             else:
-                conn = sqlite3.connect(self.path, timeout=CONNECT_TIMEOUT_S, isolation_level=None)
+                conn = sqlite3.connect(self.path, timeout=timeout_s, isolation_level=None)
         except sqlite3.Error as exc:
             raise self._unavailable(exc) from None
         try:
@@ -72,8 +75,8 @@ class SQLiteStore(SQLStore):
             conn.close()
 
     @contextlib.contextmanager
-    def _transaction(self, write: bool) -> Iterator[sqlite3.Cursor]:
-        with self._connect() as conn:
+    def _transaction(self, write: bool, wait: bool = True) -> Iterator[sqlite3.Cursor]:
+        with self._connect(CONNECT_TIMEOUT_S if wait else 0.0) as conn:
             try:
                 cur = conn.cursor()
                 cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")

@@ -464,3 +464,41 @@ def test_the_store_has_no_streamlit():
     for path in Path(datastore.__file__).parent.glob("*.py"):
         text = path.read_text()
         assert "import streamlit" not in text and "from streamlit" not in text, path
+
+
+def test_junk_from_many_addresses_never_evicts_a_data_set_others_opened(backend):
+    """Issue 40, R9: 200 uploads from 200 addresses (or from everyone behind one proxy) that
+    nobody else opens go before a data set that a share link was opened from, however long
+    ago that was; a data set nobody but its uploader opened has no such protection."""
+    clock = Clock()
+    store = backend(Limits(max_total_bytes=2000, owner_share=0.5), clock)
+    shared = store.put("shared.csv", b"s" * 100, owner="alice")
+    lonely = store.put("lonely.csv", b"l" * 100, owner="carol")
+    assert store.get(shared, reader="bob") is not None  # someone else opened alice's link
+    assert store.get(lonely, reader="carol") is not None  # only its uploader did
+    for i in range(200):  # the junk, each from an address of its own, a day apart
+        clock.now += 3600
+        store.put(f"junk{i}.csv", f"junk {i:04d} ".encode() * 10, owner=f"addr{i}")
+    assert store.get(shared) is not None
+    assert store.get(lonely) is None
+    assert count(store) <= 2000 // 100 + 1
+
+
+def test_rows_kept_from_before_count_as_opened(tmp_path):
+    path = tmp_path / "old" / "datasets.sqlite3"
+    path.parent.mkdir()
+    with sqlite3.connect(path) as conn:  # the table as an older release made it
+        conn.execute(
+            f"CREATE TABLE {datastore.TABLE} (id CHAR(64) PRIMARY KEY, name TEXT NOT NULL, "
+            "data BLOB NOT NULL, size BIGINT NOT NULL, created_at REAL NOT NULL, "
+            "last_read REAL NOT NULL)"
+        )
+        data = b"batch,step_ms\n1,5\n"
+        conn.execute(
+            f"INSERT INTO {datastore.TABLE} VALUES (?, ?, ?, ?, ?, ?)",
+            (hashlib.sha256(data).hexdigest(), "old.csv", data, len(data), 1.0, time.time()),
+        )
+    store = SQLiteStore(path, DEFAULT_LIMITS)
+    with store._transaction(write=False) as cur:
+        cur.execute(f"SELECT owner, opened FROM {datastore.TABLE}")
+        assert cur.fetchall() == [("", 1)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 import streamlit as st
 
@@ -127,6 +128,37 @@ def _read(name: str, data: bytes) -> None:
     _publish()
 
 
+BACKOFF = "_whatif_store_backoff"  #: (monotonic time until, reason): this session's pause
+PAUSE_S = 15.0  #: how long a session whose read found the store down stops asking it
+
+
+def session_store():
+    """The data-set store for this session: the process's (:func:`datastore.get_store`), or,
+    for :data:`PAUSE_S` after it failed this session's read and did not
+    answer a probe either, an unavailable one for this session only. A failure in one
+    session never switches sharing off for the others (issue 40, R10)."""
+    paused = st.session_state.get(BACKOFF)
+    if paused and time.monotonic() < paused[0]:
+        return datastore.UnavailableStore(paused[1])
+    return datastore.get_store()
+
+
+def store_down(store, exc: Exception) -> bool:
+    """After a read of ``store`` failed with ``exc``: whether the store itself does not answer
+    (a probe fails too: this session pauses its reads), or only that data set could not be
+    read (a damaged row: the others read on, nobody pauses)."""
+    healthy = getattr(store, "healthy", None)
+    if healthy is not None and healthy():
+        _log.warning("one data set could not be read, the store answers: %s", exc)
+        return False
+    _log.warning("the data-set store does not answer this session's reads: %s", exc)
+    st.session_state[BACKOFF] = (
+        time.monotonic() + PAUSE_S,
+        getattr(exc, "message", str(exc)),
+    )
+    return True
+
+
 def _unavailable_text() -> str:
     """What a visitor is told when the store cannot be used: the problem, never the server's
     internals (its data path, its database host); :func:`datastore.get_store` logs those."""
@@ -149,7 +181,7 @@ def _share(name: str, data: bytes, notice=None) -> str | None:
             f"{MAX_SHARED} files."
         )
         return None
-    store = datastore.get_store()
+    store = session_store()
     try:
         data_id = store.put(name, data, owner=client_key())
     except datastore.Unavailable as exc:
@@ -257,17 +289,22 @@ def _open_link_id(link_id: str) -> None:
             f"accepted: {ACCEPTED_IDS}. The scenario opens without it."
         )
         return
-    store = datastore.get_store()
+    store = session_store()
     try:
-        found = store.get(link_id)
+        found = store.get(link_id, reader=client_key())
     except datastore.Unavailable as exc:
-        datastore.mark_unavailable(store, exc.message)  # reads fail: the store is down
         _log.warning("data set %s could not be opened: %s", link_id, exc.message)
+        if not store_down(store, exc):  # this data set alone (a damaged row)
+            _notice(
+                f"The data set `{link_id}` could not be read (the store answers, this one "
+                "entry does not); the scenario opens without it."
+            )
+            return
         st.session_state.setdefault(PENDING, []).append(link_id)
         _notice(
             f"The data set `{link_id}` could not be opened just now: the server's data-set store "
             "is unavailable. The link keeps it, and the page tries again on your next change "
-            "or reload."
+            f"or reload from {PAUSE_S:g} s on."
         )
         return
     if found is None:
@@ -372,7 +409,7 @@ def clear() -> None:
 
 def sharing_status() -> tuple[bool, str]:
     """Whether uploads are shared through the link, and a sentence for the page."""
-    store = datastore.get_store()
+    store = session_store()
     if store.kind == "unavailable":
         return False, _unavailable_text()
     if getattr(store, "read_only", False):
