@@ -35,21 +35,25 @@ assumption_line(s)
 draw_sidebar()  # after the first metrics: their deltas leave first
 st.page_link("pages/1_Roofline.py", label="Open the Roofline lens", icon=":material/show_chart:")
 
+st.subheader("Serving under load")
+shown.metrics("serving")
+st.page_link("pages/2_Serving.py", label="Open the Serving lens", icon=":material/speed:")
+
 st.subheader("Launch overhead and CUDA graphs")
 shown.metrics("launch")
 shown.notice("fallback", "warning")
 st.page_link(
-    "pages/2_Launch_overhead.py", label="Open the Launch overhead lens", icon=":material/timer:"
+    "pages/3_Launch_overhead.py", label="Open the Launch overhead lens", icon=":material/timer:"
 )
 
 st.subheader("Cold start")
 shown.metrics("cold_start")
-st.page_link("pages/3_Cold_start.py", label="Open the Cold start lens", icon=":material/ac_unit:")
+st.page_link("pages/4_Cold_start.py", label="Open the Cold start lens", icon=":material/ac_unit:")
 
 st.subheader("Scale to zero")
 shown.metrics("scale_to_zero")
 st.page_link(
-    "pages/4_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
+    "pages/5_Scale_to_zero.py", label="Open the Scale to zero lens", icon=":material/bedtime:"
 )
 box = st.expander(
     "How far off can this be? The defaults against published measurements",

@@ -58,11 +58,11 @@ CASES = [
     ("pages/1_Roofline.py", "default"),
     ("pages/1_Roofline.py", "seed-3b-4090"),
     ("pages/1_Roofline.py", "mixtral-fp8-2xh100"),
-    ("pages/2_Launch_overhead.py", "default"),
-    ("pages/2_Launch_overhead.py", "seed-70b-eager-4xh100"),
-    ("pages/2_Launch_overhead.py", "seed-qa-awq-5.5gib"),
-    ("pages/3_Cold_start.py", "seed-70b-fp8-cold-start"),
-    ("pages/3_Cold_start.py", "seed-70gb-network-5gbs"),
+    ("pages/3_Launch_overhead.py", "default"),
+    ("pages/3_Launch_overhead.py", "seed-70b-eager-4xh100"),
+    ("pages/3_Launch_overhead.py", "seed-qa-awq-5.5gib"),
+    ("pages/4_Cold_start.py", "seed-70b-fp8-cold-start"),
+    ("pages/4_Cold_start.py", "seed-70gb-network-5gbs"),
 ]
 
 # --- one script cache, as a server has -------------------------------------------------------

@@ -1,6 +1,6 @@
 """Where a page's server run goes: cProfile (CPU time) of the script thread over widget changes.
 
-    .venv/bin/python benchmarks/profile_page.py pages/2_Launch_overhead.py [--scenario NAME]
+    .venv/bin/python benchmarks/profile_page.py pages/3_Launch_overhead.py [--scenario NAME]
         [--runs 10] [--top 40]
 
 Changes the sidebar's "Batch" before every run (as ``page_speed.py --mode change``), profiles

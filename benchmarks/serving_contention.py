@@ -40,7 +40,7 @@ def b_runs(n: int) -> list[float]:
 def a_loop(stop: threading.Event, seed0: int) -> int:
     done = 0
     while not stop.is_set():
-        at = page("7_Serving.py")
+        at = page("2_Serving.py")
         at.query_params["request_rate"] = "6"
         at.query_params["seed"] = str(seed0 + done)
         at.run()

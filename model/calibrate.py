@@ -66,6 +66,7 @@ from model import cold_start as cold
 from model import decode, engines, launch
 from model.errors import ScenarioError
 from model.readers.measurements import COLD_ITEMS, Dataset
+from model.readers.setup import setup_mismatch
 from model.request import batch_e2e_s, request_figures
 from model.scenario import CALIBRATED_KEYS, MAX_BATCH, Scenario
 from model.units import GB, MS
@@ -688,8 +689,14 @@ def _fit_once(s, pts, keys, data_label):
             if (not prm.inverse and v <= prm.lo + 1e-9)
             else ""
         )
-        if u is None:
-            note = (note + "; " if note else "") + "as many points as parameters: no uncertainty"
+        if u is None:  # issue 40, item 1: a value no second point checks is not offered
+            bad[prm.key] = (
+                f"{len(pts)} point(s) for {len(params)} parameter(s): a fit needs more points "
+                "than parameters to say how well the data determine it (one point of another "
+                "model or GPU would set it anywhere); add points, e.g. a second batch size, "
+                "concurrency or prompt length"
+            )
+            continue
         fits[prm.key] = ParamFit(
             prm.key, v, u, len(pts), data_label, files, r2, note, float(getattr(raw, prm.key))
         )
@@ -798,11 +805,19 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
         pts += p
         notes += n
     if not pts:
+        served = [ds.name for ds in datasets if ds.kind == "serving"]
+        where = (
+            f"; the serving benchmarks ({', '.join(served)}) are drawn over the Serving page's "
+            "latency-against-rate chart at their offered rates instead, where a load's queue "
+            "is modelled"
+            if served
+            else ""
+        )
         raise ScenarioError(
             "measurements",
-            "none of the files holds a point the model can be compared with (accepted: decode "
-            "steps, request latency at a stated concurrency, launch micro-benchmarks, cold-start "
-            "items, vLLM start-up logs, capture-kit CSVs)" + "".join(f"; {n}" for n in notes),
+            "none of the files holds a point the fit can use (accepted: decode steps, request "
+            "latency at a stated concurrency, launch micro-benchmarks, cold-start items, vLLM "
+            "start-up logs, capture-kit CSVs)" + where + "".join(f"; {n}" for n in notes),
         )
     before = model_values(s, pts)
     fits: dict[str, ParamFit] = {}
@@ -933,6 +948,10 @@ def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
             entry["r2_after"] = _r2(y, after[idx])
             entry["median_abs_error_pct_before"] = _median_abs(before[idx], [pts[i] for i in idx])
             entry["median_abs_error_pct_after"] = _median_abs(after[idx], [pts[i] for i in idx])
+        why, keys = setup_mismatch(s, ds.conditions)
+        if why:  # issue 40, item 1: a file of another model or GPU says so before any fit
+            entry["mismatch"] = why
+            entry["set_scenario"] = dict(keys)
         data_sets.append(entry)
     return Calibration(
         fits, refused, pts, before, after, notes, data_sets, engine[0] if engine else None

@@ -197,6 +197,14 @@ def _calibrate(args) -> int:
     if args.json:
         print(json.dumps(result, indent=2, allow_nan=False))
     else:
+        for entry in result["data_sets"]:  # a file of another set-up, said before the fit
+            if entry.get("mismatch"):
+                fix = " ".join(f"--set {k}={v}" for k, v in entry["set_scenario"].items())
+                print(
+                    f"warning: {entry['file']} may not match the scenario: "
+                    + "; ".join(entry["mismatch"])
+                    + (f" (to compare with what it measured: {fix})" if fix else "")
+                )
         set_args = " ".join(f"--set {k}={v}" for k, v in result["keys"].items())
         print(f"keys: {set_args or '(none fitted)'}")
         for key, fit in result["fit"].items():
@@ -252,13 +260,8 @@ def main(argv: list[str] | None = None) -> int:
                 from model.readers.traces import read_trace_file  # only when a trace is replayed
 
                 trace = read_trace_file(args.trace)
-            from model.serving import is_serving_key
-
-            asks = any(is_serving_key(str(k).partition(".")[0]) for k, _ in _items(args))
-            with _stdout_to_stderr():
-                result = strict_figures(
-                    evaluate(scenario, trace, serving_section=asks or trace is not None)
-                )
+            with _stdout_to_stderr():  # every run the same sections (issue 40, item 10)
+                result = strict_figures(evaluate(scenario, trace, serving_section=True))
             if args.json:
                 print(json.dumps(result, indent=2, allow_nan=False))
             else:

@@ -43,7 +43,8 @@ def evaluate(
     cdtype, peak, bw = peaks(s)
     t_step = float(one["t_step_s"])
     return {
-        "scenario": s.scenario,
+        # the preset the scenario starts from (the defaults are the "default" preset)
+        "scenario": s.scenario or "default",
         "engine": engine_section(s),
         "roofline": {
             "compute_dtype": cdtype,

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 
@@ -343,6 +344,10 @@ class Workload:
     prompt_tokens: np.ndarray
     output_tokens: np.ndarray
     max_concurrency: int | None = None
+    #: a replayed trace's own prefixes (the Mooncake format's block ids): each request's group
+    #: (-1: none) and shared prompt tokens; None: the scenario's shared_prefix_tokens
+    prefix_group: np.ndarray | None = None
+    prefix_tokens: np.ndarray | None = None
 
     @property
     def open_loop(self) -> bool:
@@ -458,13 +463,16 @@ def frontend_fifo(send: np.ndarray, service: np.ndarray) -> np.ndarray:
     return S + np.maximum.accumulate(send - (S - service))
 
 
-def prefix_plan(s: Scenario, prompts: np.ndarray, kw: _KvWeights | None = None) -> dict:
+def prefix_plan(
+    s: Scenario, prompts: np.ndarray, kw: _KvWeights | None = None, wl: Workload | None = None
+) -> dict:
     """Which shared prefix each request starts with and how many whole KV blocks of it a
     cache hit can reuse (``on`` False: no prefix caching in this run).
 
     Every prompt starts with ``shared_prefix_tokens`` of one of ``prefix_groups`` prefixes,
     drawn uniformly with the run's seed (``vllm bench serve``'s ``--random-prefix-len`` is one
-    group). Only whole blocks are hashed and reused, and at least the prompt's last token is
+    group); a replayed trace with prefix block ids (``wl.prefix_tokens``, the Mooncake format:
+    :mod:`model.readers.mooncake`) brings its own groups and shared lengths. Only whole blocks are hashed and reused, and at least the prompt's last token is
     computed, so a hit covers at most ``min(shared, prompt − 1) // 16`` blocks.
 
     References
@@ -476,12 +484,18 @@ def prefix_plan(s: Scenario, prompts: np.ndarray, kw: _KvWeights | None = None) 
        prompt hits, the last block is recomputed to produce logits.
     """
     n = len(prompts)
-    on = bool(s.prefix_caching_on) and s.shared_prefix_tokens >= BLOCK_TOKENS
+    traced = wl is not None and wl.prefix_tokens is not None
+    shared = wl.prefix_tokens if traced else s.shared_prefix_tokens
+    on = bool(s.prefix_caching_on) and bool(np.any(np.asarray(shared) >= BLOCK_TOKENS))
     kw = kw or _kv_weights(s)
     if kw.window:  # vLLM's hybrid allocator caches sliding-window layers differently
         on = False
     if not on:
         return {"on": False, "group": np.zeros(n, dtype=np.int64), "blocks": np.zeros(n, np.int64)}
+    if traced:  # the trace's own groups; a request without a shared prefix is its own group
+        groups = np.where(wl.prefix_group >= 0, wl.prefix_group, -1 - np.arange(n))
+        blocks = np.minimum(wl.prefix_tokens, np.asarray(prompts) - 1) // BLOCK_TOKENS
+        return {"on": True, "group": groups, "blocks": np.maximum(blocks, 0).astype(np.int64)}
     groups = (
         np.random.default_rng([s.seed, 2]).integers(0, s.prefix_groups, size=n)
         if s.prefix_groups > 1
@@ -528,7 +542,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     fe_lat = np.maximum(front - fe_svc, 0.0)
 
     # prefix caching: each request's group and the whole blocks of its prefix it can reuse
-    pc = prefix_plan(s, prompts, kw)
+    pc = prefix_plan(s, prompts, kw, wl)
     groups, pre_blocks = pc["group"], pc["blocks"]
     g_blocks: dict[int, int] = {}  # group → its prefix blocks in the cache
     g_ref: dict[int, int] = {}  # group → running requests that reference them
@@ -601,9 +615,13 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     itl_more_v: list[float] = []  # those gaps [s], with their token counts
     itl_more_w: list[int] = []
 
-    # runs of decode steps (arrays) and single steps (floats), merged by time at the end
-    rec_aff, rec_end, rec_dt, rec_n, rec_batch, rec_blocks = [], [], [], [], [], []
-    one_end, one_dt, one_batch, one_itl, one_blocks = [], [], [], [], []
+    # runs of decode steps (arrays) and single steps (numbers), merged by time at the end; kept
+    # in typed arrays (8 bytes a number, not a 32-byte Python float in a list: issue 40, R2)
+    rec_end, rec_dt = [], []
+    rec_aff, rec_n, rec_batch = array("d"), array("q"), array("q")
+    rec_b0, rec_b1 = array("q"), array("q")
+    one_end, one_dt = array("d"), array("d")
+    one_batch, one_itl, one_blocks = array("q"), array("q"), array("q")
     itl_extra: list[float] = []
 
     def join(r: _Req) -> None:
@@ -796,7 +814,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                     A, Bs = aff
                     if nxt is not None and nxt < t + k * A + Bs * k * (k - 1) / 2:
                         k = _steps_to_reach(A, Bs, nxt - t, k)
-                    rec_aff.append((t, A, Bs))
+                    rec_aff.extend((t, A, Bs))
                     t_end = t + k * A + Bs * k * (k - 1) / 2
                 else:
                     ctx = ctx_sum + n * np.arange(1, k + 1, dtype=float)
@@ -805,7 +823,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                     if nxt is not None and nxt < end[-1]:
                         k = int(np.searchsorted(end, nxt, side="left")) + 1
                         dt, end = dt[:k], end[:k]
-                    rec_aff.append((np.nan, 0.0, 0.0))
+                    rec_aff.extend((np.nan, 0.0, 0.0))
                     rec_end.append(end)
                     rec_dt.append(dt)
                     t_end = float(end[-1])
@@ -815,7 +833,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 )
                 rec_n.append(k)
                 rec_batch.append(n)
-                rec_blocks.append((used, used + gained))
+                rec_b0.append(used)
+                rec_b1.append(used + gained)
                 used += gained
                 ctx_sum += n * k
                 g += k
@@ -943,8 +962,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
 
     runs_n = np.asarray(rec_n, dtype=np.int64)
     run_batch = np.repeat(np.asarray(rec_batch, dtype=np.int64), runs_n)
-    if rec_blocks:
-        b0, b1 = np.asarray(rec_blocks, dtype=np.int64).T
+    if rec_b0:
+        b0, b1 = np.asarray(rec_b0, dtype=np.int64), np.asarray(rec_b1, dtype=np.int64)
         frac = (np.arange(runs_n.sum()) - np.repeat(np.cumsum(runs_n) - runs_n, runs_n) + 1) / (
             np.repeat(runs_n, runs_n)
         )
@@ -1464,14 +1483,20 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     s = s.effective()
     search = max_rate(s)
     best, hi, n = search["max_request_rate"], search["saturation_request_rate"], search["requests"]
-    runner = _Runner(s, n)
-    sweep = {k: [] for k in ("request_rate", *SWEEP_FIGURES)}
-    for frac in SWEEP_FRACTIONS:
-        rate = frac * hi
-        f = runner.at(rate)
-        sweep["request_rate"].append(rate)
-        for k in SWEEP_FIGURES:
-            sweep[k].append(f[k])
+    key = _search_key(s)  # the sweep reads what the search reads: a rate change reuses it
+    sweep = _SWEEPS.get(key)
+    if sweep is None:
+        runner = _Runner(s, n)
+        sweep = {k: [] for k in ("request_rate", *SWEEP_FIGURES)}
+        for frac in SWEEP_FRACTIONS:
+            rate = frac * hi
+            f = runner.at(rate)
+            sweep["request_rate"].append(rate)
+            for k in SWEEP_FIGURES:
+                sweep[k].append(f[k])
+        _remember(_SWEEPS, key, sweep)
+    else:
+        _SWEEPS.move_to_end(key)
     p99 = np.array([np.nan if v is None else v for v in sweep["p99_ttft_ms"]], dtype=float)
     over = np.nonzero(p99 > 2 * p99[0])[0]
     knee = float(sweep["request_rate"][over[0]]) if len(over) else None
@@ -1525,6 +1550,10 @@ def pareto(s: Scenario) -> list[dict]:
        against interactivity per user); aiconfigurator's Pareto front of the same axes.
     """
     s = s.effective()
+    key = s.raw.model_dump_json(exclude=set(_NOT_READ) | _SLO_KEYS)
+    if key in _PARETOS:  # a change of rate or SLO does not move the front
+        _PARETOS.move_to_end(key)
+        return [dict(p) for p in _PARETOS[key]]
     points = []
     for tp in PARETO_TP:
         for dtype in PARETO_DTYPES:
@@ -1560,7 +1589,22 @@ def pareto(s: Scenario) -> list[dict]:
             )
             for q in points
         )
+    _remember(_PARETOS, key, [dict(p) for p in points])
     return points
+
+
+#: the sweeps of :func:`capacity` and the fronts of :func:`pareto`, per scenario without the
+#: keys they do not read (the Serving page's reaction to a rate or SLO change, issue 39's speed
+#: budget)
+_SWEEPS: OrderedDict[str, dict] = OrderedDict()
+_PARETOS: OrderedDict[str, list] = OrderedDict()
+_SLO_KEYS = frozenset({"ttft_slo_ms", "tpot_slo_ms", "slo_attainment"})
+
+
+def _remember(cache: OrderedDict, key: str, value) -> None:
+    cache[key] = value
+    while len(cache) > _MAX_RATE_SIZE:
+        cache.popitem(last=False)
 
 
 # ------------------------------------------------------------------------------- sections
@@ -1578,7 +1622,15 @@ def trace_workload(s: Scenario, trace) -> Workload:
     out = trace.output_tokens[:n] if trace.output_tokens is not None else None
     prompt = np.full(n, s.prompt_tokens) if inp is None else np.maximum(inp, 1)
     output = np.full(n, s.output_tokens) if out is None else np.maximum(out, 1)
-    return Workload(arr, prompt.astype(np.int64), output.astype(np.int64))
+    group = getattr(trace, "prefix_group", None)
+    shared = getattr(trace, "prefix_tokens", None)
+    return Workload(
+        arr,
+        prompt.astype(np.int64),
+        output.astype(np.int64),
+        prefix_group=None if group is None else np.asarray(group[:n], dtype=np.int64),
+        prefix_tokens=None if shared is None else np.asarray(shared[:n], dtype=np.int64),
+    )
 
 
 def sections(s: Scenario, trace=None) -> dict:

@@ -7,7 +7,7 @@ import streamlit as st
 from ui import lens_view, serving_view
 from ui.formulas import serving_formulas
 from ui.layout import assumption_line, lazy_tabs, scenario_caption
-from ui.lenses.serving import SERVING
+from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups
 from ui.sidebar import draw_sidebar, page_scenario
 
 st.set_page_config(page_title="Serving · What-If Explorer", page_icon="🚦", layout="wide")
@@ -43,7 +43,17 @@ if shown.r.get("fits"):
             shown.chart("timeline")
     if tabs[2].open:
         with tabs[2]:
+            groups = pareto_groups(shown.r["pareto"])
+            st.multiselect(
+                "Show TP × dtype",
+                groups,
+                key=PARETO_SHOW,
+                placeholder="all of them",
+                help="Which tensor-parallel sizes and weight dtypes the chart draws (empty: all); "
+                "a legend entry also hides its line.",
+            )
             shown.chart("pareto")
+            shown.caption("pareto_note")
             shown.table("pareto")
     if tabs[3].open:
         with tabs[3]:

@@ -7,7 +7,7 @@ import streamlit as st
 from model.presets import cold_start_presets
 from ui import lens_view
 from ui.buckets import bucket_editor
-from ui.cold_controls import cold_controls, release_control
+from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
 from ui.layout import (
     assumption_line,
@@ -40,24 +40,19 @@ if not shown.f["memory"]["weights_fit"]:
     fit_warning(shown.f["memory"], s, "the start-up figures below")
 shown.metrics("totals")
 shown.metrics("items")
-ranges_left, ranges_right = st.columns([4, 1])
-shown.markdown("ranges", where=ranges_left)
-# the assumption line and the seed's traps: their place, filled after the headline (below)
+# the seed's traps where they apply (warnings), then the views: the explanations are folded
+# below them (issue 40, item 7: the views started 1.3 screens down)
 context = st.container()
 
 draw_sidebar()  # after the headline metrics: their deltas leave first
 with controls:
     cold_controls(s)
-release_control(s, ranges_right)  # its column's place is kept; drawn after the headline too
 with context:
-    assumption_line(s, focus="cold_start", lens="cold_start")
     weights_size_notice(
         shown.f["memory"], s, "item 4, its read and copy times and the loading timeline use it"
     )
-    # the seed's traps, where they apply
     shown.notice("warm-cache", "warning")
     shown.notice("pickle", "error")
-    shown.caption("mmap")
     shown.notice("eager", "info")
     shown.notice("fp8-trap", "info")
 
@@ -105,4 +100,14 @@ if tabs[4].open:
 if tabs[5].open:
     with tabs[5]:
         shown.downloads()
+why = st.expander(
+    "Why the range is wide, what narrows it, and what this assumes",
+    key="x_cold_why",
+    on_change="rerun",
+)
+if why.open:  # built only while open
+    with why:
+        shown.markdown("ranges")
+        shown.caption("mmap")
+assumption_line(s, focus="cold_start", lens="cold_start")  # the engine, one click from ideal
 cold_start_formulas()

@@ -20,17 +20,24 @@ eco = shown.f["economics"]
 
 st.title("Scale to zero: warm replicas, scale to zero, pre-warm or sleep")
 source = f"trace {md_escape(tr.name)}" if tr is not None else f"traffic: {s.traffic}"
-scenario_caption(s, source, f"{eco['requests_per_day']:,.0f} requests/day", f"SLA {s.sla_s:g} s")
+per_day = f"{eco['requests_per_day']:,.0f} requests/day"
+replayed = eco.get("trace")  # the figures of a replayed trace (None: the traffic profile's)
+if replayed and 0 < replayed["span_s"] < 86_400:  # a shorter trace is scaled up to a day
+    per_day += f" (extrapolated from {replayed['requests']:,} in {replayed['span_s'] / 3600:.3g} h)"
+scenario_caption(s, source, per_day, f"SLA {s.sla_s:g} s")
+# controls first, then the headline and the views; the explanations are folded below them
+# (issue 40, item 7). The controls' place is kept and filled after the headline, as the
+# sidebar is, so the browser's commit of the headline holds no widgets
+controls = st.container()
 shown.metrics("headline")
-shown.caption("service")
-shown.caption("penalty")
-shown.caption("optimised")
+unusual = eco["replica_capacity_basis"] != "slo"  # a stand-in replica: said up front
+if unusual:
+    shown.caption("service")
 shown.markdown("cold-range")
-assumption_line(s, lens="scale_to_zero")
 draw_sidebar()
-
-view.controls(s)
-view.trace_area()
+with controls:
+    view.controls(s)
+    view.trace_area()
 
 tabs = lazy_tabs(
     ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"], key="t_economics"
@@ -53,4 +60,16 @@ if tabs[4].open:
     with tabs[4]:
         shown.downloads()
 
+why = st.expander(
+    "What a replica and a cold start are taken to be, and when the answer flips",
+    key="x_economics_why",
+    on_change="rerun",
+)
+if why.open:  # built only while open
+    with why:
+        if not unusual:
+            shown.caption("service")
+        shown.caption("penalty")
+        shown.caption("optimised")
+assumption_line(s, lens="scale_to_zero")  # the engine, one click from ideal
 economics_formulas()  # its own expander, built only while open

@@ -55,7 +55,7 @@ PAGES = {
             "Breakdown and downloads",
         ],
     ),
-    "pages/2_Launch_overhead.py": (
+    "pages/3_Launch_overhead.py": (
         "t_launch",
         [
             "Step timeline and graphs modes",
@@ -65,7 +65,7 @@ PAGES = {
             "Breakdown and downloads",
         ],
     ),
-    "pages/3_Cold_start.py": (
+    "pages/4_Cold_start.py": (
         "t_cold",
         [
             "Five items, optimised",
@@ -76,14 +76,14 @@ PAGES = {
             "Breakdown and downloads",
         ],
     ),
-    "pages/4_Scale_to_zero.py": (
+    "pages/5_Scale_to_zero.py": (
         "t_economics",
         ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"],
     ),
-    "pages/6_Compare.py": None,
+    "pages/7_Compare.py": None,
 }
 #: the Measurements page with an example data set (its tabs depend on what is loaded)
-MEASUREMENTS = "pages/5_Measurements.py"
+MEASUREMENTS = "pages/6_Measurements.py"
 MEASURE_EXAMPLES = [
     "ex-gptoss-h100x8-tpot",
     "ex-qwen3-14b-a100-requests",
@@ -386,7 +386,7 @@ def cases():
                 if with_base and scen != SCENARIOS[0] and scen != SCENARIOS[1]:
                     continue
                 query = {"scenario": scen, **(BASELINE if with_base else {})}
-                if page == "pages/6_Compare.py":
+                if page == "pages/7_Compare.py":
                     query["vs"] = "scenario=llama-8b-1xh100"
                 tag = f"{page}?{scen}{'+base' if with_base else ''}"
                 if tabs is None:

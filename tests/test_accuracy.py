@@ -85,8 +85,8 @@ def test_the_readme_quotes_the_recorded_figures():
     ("page", "lens"),
     [
         ("pages/1_Roofline.py", "roofline"),
-        ("pages/3_Cold_start.py", "cold_start"),
-        ("pages/7_Serving.py", "serving"),
+        ("pages/4_Cold_start.py", "cold_start"),
+        ("pages/2_Serving.py", "serving"),
     ],
 )
 def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):

@@ -13,13 +13,13 @@ from model.presets import scenario_names
 ROOT = Path(__file__).resolve().parent.parent
 #: the engines as links name them (id@version)
 IDEAL, VLLM = normalise("ideal"), normalise("vllm")
-PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
+PAGES = ["app.py", "pages/1_Roofline.py", "pages/3_Launch_overhead.py", "pages/4_Cold_start.py"]
 #: a metric every run of the page must show (the page's headline)
 HEADLINE = {
     "app.py": "Aggregate tok/s",
     "pages/1_Roofline.py": "Aggregate tok/s",
-    "pages/2_Launch_overhead.py": "Aggregate tok/s",
-    "pages/3_Cold_start.py": "Time to ready",
+    "pages/3_Launch_overhead.py": "Aggregate tok/s",
+    "pages/4_Cold_start.py": "Time to ready",
 }
 
 
@@ -56,7 +56,7 @@ def test_every_page_runs_every_named_scenario(page, name):
     at = open_page(page, scenario=name)
     shown = metrics(at)
     assert shown[HEADLINE[page]]
-    if "Bound" in shown or page != "pages/3_Cold_start.py":
+    if "Bound" in shown or page != "pages/4_Cold_start.py":
         assert shown["Bound"] in {"memory", "compute", "communication", "overhead"}
     assert not at.warning
 
@@ -171,14 +171,14 @@ def test_share_link_reproduces_the_view():
 
 
 def test_an_empty_capture_sizes_link_means_the_engines_sizes():
-    at = open_page("pages/2_Launch_overhead.py", capture_sizes="")
+    at = open_page("pages/3_Launch_overhead.py", capture_sizes="")
     assert not at.warning
     _, pairs = link_parts(at.sidebar.code[0].value)
     assert "capture_sizes" not in dict(pairs)  # left to the engine
     assert metrics(at)["Graphs captured"] == metrics(open_page(LAUNCH))["Graphs captured"]
 
 
-LAUNCH = "pages/2_Launch_overhead.py"
+LAUNCH = "pages/3_Launch_overhead.py"
 
 
 def test_launch_page_shows_the_70b_figures():
@@ -255,7 +255,7 @@ def test_weights_size_override_widget():
     assert metrics(at)["Step, eager"] == "6.505 ms"
 
 
-COLD = "pages/3_Cold_start.py"
+COLD = "pages/4_Cold_start.py"
 
 
 def test_cold_start_page_shows_the_seed_table():
@@ -547,7 +547,7 @@ def test_the_headline_pause_reads_its_setting(monkeypatch, value, pause_s):
     assert sidebar._headline_pause_s() == pause_s
 
 
-@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/7_Serving.py"])
+@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/2_Serving.py"])
 def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch, page):
     # issue 22: the browser paints the headline metrics before the rest of the page arrives
     from ui import sidebar
@@ -568,7 +568,7 @@ def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch
     [
         ("pages/1_Roofline.py", "w_batch", 8, "batch"),
         ("app.py", "w_gpus", 2, "gpus"),
-        ("pages/7_Serving.py", "w_context_tokens", 4096, "context_tokens"),
+        ("pages/2_Serving.py", "w_context_tokens", 4096, "context_tokens"),
     ],
 )
 def test_a_widget_change_sends_the_link_after_the_headline(monkeypatch, page, key, value, field):
@@ -654,8 +654,8 @@ def test_a_numeric_setting_out_of_its_range_keeps_its_default(monkeypatch, value
     ("page", "key", "widget"),
     [
         (COLD, "x_cold_items", "w_process_init_s"),
-        ("pages/4_Scale_to_zero.py", "x_warm_floor", "w_warm_replicas"),
-        ("pages/7_Serving.py", "x_serving_more", "w_burstiness"),
+        ("pages/5_Scale_to_zero.py", "x_warm_floor", "w_warm_replicas"),
+        ("pages/2_Serving.py", "x_serving_more", "w_burstiness"),
         ("pages/1_Roofline.py", "x_overheads", "w_launch_us"),
     ],
 )

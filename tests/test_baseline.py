@@ -221,10 +221,10 @@ def test_pin_button_puts_the_baseline_into_the_link():
     "page",
     [
         "pages/1_Roofline.py",
-        "pages/2_Launch_overhead.py",
-        "pages/3_Cold_start.py",
-        "pages/4_Scale_to_zero.py",
-        "pages/6_Compare.py",
+        "pages/3_Launch_overhead.py",
+        "pages/4_Cold_start.py",
+        "pages/5_Scale_to_zero.py",
+        "pages/7_Compare.py",
     ],
 )
 def test_every_page_runs_with_a_baseline(page):
@@ -239,15 +239,15 @@ def test_compare_page_columns_and_bad_compared_link():
     b = scen(("scenario", SEED))
     s = scen(("scenario", SEED), ("batch", "16"))
     pairs = codecs.to_params(s) + codecs.baseline_params(b)
-    at = open_page("pages/6_Compare.py", pairs + [("vs", "scenario=seed-70b-fp8-cold-start")])
+    at = open_page("pages/7_Compare.py", pairs + [("vs", "scenario=seed-70b-fp8-cold-start")])
     frame = at.dataframe[0].value
     assert list(frame.columns)[2:] == ["1 · Baseline", "2 · This scenario", "3 · Scenario 3"]
-    at = open_page("pages/6_Compare.py", pairs + [("vs", "batch=-1")])
+    at = open_page("pages/7_Compare.py", pairs + [("vs", "batch=-1")])
     assert any("left out" in w.value for w in at.warning)
     assert list(at.dataframe[0].value.columns)[2:] == ["1 · Baseline", "2 · This scenario"]
 
 
-@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/3_Cold_start.py"])
+@pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/4_Cold_start.py"])
 def test_a_link_to_a_missing_data_set_opens_any_page_with_a_notice(page):
     at = open_page(page, [("scenario", SEED), ("data", "a" * 64 + ",ex-nothing")])
     shown = " ".join(w.value for w in at.warning)

@@ -76,7 +76,7 @@ def test_a_line_with_few_markers_draws_only_those_markers():
 
 
 @pytest.mark.parametrize(
-    "page", ["pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
+    "page", ["pages/1_Roofline.py", "pages/3_Launch_overhead.py", "pages/4_Cold_start.py"]
 )
 def test_a_chart_gets_a_new_element_id_when_its_figure_changes(page):
     """Streamlit's Plotly element draws a figure once per element id, so a chart whose figure

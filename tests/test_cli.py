@@ -233,3 +233,16 @@ def test_512_large_capture_sizes_round_trip_through_a_link(capsys, monkeypatch):
 def test_capture_sizes_accept_spaces_and_a_trailing_comma(capsys):
     assert main(["eval", "--set", "capture_sizes=1 2 4 8,", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["launch"]["largest_capture_size"] == 8
+
+
+def test_every_eval_has_the_same_sections_and_names_its_preset(capsys):
+    """Issue 40, item 10: the serving and capacity sections are there whether or not a
+    serving key is set, and ``scenario`` is never null."""
+    shapes = []
+    for extra in ([], ["--set", "request_rate=3"], ["--scenario", "seed-3b-4090"]):
+        assert main(["eval", *extra, "--json"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        shapes.append(list(got))
+        assert got["scenario"] in ("default", "seed-3b-4090")
+        assert "max_request_rate" in got["capacity"] or got["capacity"]["fits"] is False
+    assert shapes[0] == shapes[1] == shapes[2]

@@ -30,7 +30,7 @@ from ui.chart_common import validated
 from ui.text import WORD_JOINER, md_escape, plotly_text
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
+PAGES = ["app.py", "pages/1_Roofline.py", "pages/3_Launch_overhead.py", "pages/4_Cold_start.py"]
 MODEL_NAME = "**URGENT** [click](https://evil.example) <b>x</b>"
 HARDWARE_NAME = "<a href='https://evil.example'>GPU</a> %{x} www.evil.example a@evil.example"
 #: what markup would look like if a name went through unescaped

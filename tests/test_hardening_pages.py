@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from .test_hardening import LOW  # the bounds' lower corner, one definition
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["app.py", "pages/1_Roofline.py", "pages/2_Launch_overhead.py", "pages/3_Cold_start.py"]
+PAGES = ["app.py", "pages/1_Roofline.py", "pages/3_Launch_overhead.py", "pages/4_Cold_start.py"]
 NOT_A_NUMBER = re.compile(r"(?<![A-Za-z])(inf|nan|Infinity|NaN)(?![A-Za-z])")
 
 CORNERS = {

@@ -133,7 +133,7 @@ def test_v0_0_2_to_0_4_captures_its_35_graphs_in_about_5_s(scenario):
 def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/3_Cold_start.py", default_timeout=60)
+    at = AppTest.from_file("../pages/4_Cold_start.py", default_timeout=60)
     at.query_params["engine"] = "vllm-v0"
     at.run()
     box = at.selectbox(key="w_engine_release")
@@ -146,10 +146,11 @@ def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
 def test_an_sglang_page_names_sglang_releases_and_moves_deepseek_with_them():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/3_Cold_start.py", default_timeout=60)
+    at = AppTest.from_file("../pages/4_Cold_start.py", default_timeout=60)
     at.query_params["engine"] = "sglang"
     at.query_params["model"] = "deepseek-r1"
     at.query_params["gpus"] = "8"
+    at.session_state["x_cold_why"] = True  # the ranges' explanation, folded by default
     at.run()
     box = at.selectbox(key="w_engine_release")
     assert box.label == "SGLang release"

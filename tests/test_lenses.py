@@ -179,10 +179,10 @@ def test_the_report_draws_each_lens_from_its_declaration():
     [
         "app.py",
         "pages/1_Roofline.py",
-        "pages/2_Launch_overhead.py",
-        "pages/3_Cold_start.py",
-        "pages/4_Scale_to_zero.py",
-        "pages/6_Compare.py",
+        "pages/3_Launch_overhead.py",
+        "pages/4_Cold_start.py",
+        "pages/5_Scale_to_zero.py",
+        "pages/7_Compare.py",
     ],
 )
 def test_the_scenario_and_its_baseline_are_resolved_once_per_run(page, monkeypatch):

@@ -14,7 +14,7 @@ from model.readers.examples import examples
 from tests.test_datastore import postgres_url  # noqa: F401 - the real PostgreSQL server fixture
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = str(ROOT / "pages" / "5_Measurements.py")
+PAGE = str(ROOT / "pages" / "6_Measurements.py")
 
 
 @pytest.fixture(autouse=True)
@@ -143,13 +143,13 @@ def test_pasted_text_without_measurements_is_named_and_the_page_keeps_working():
     "example_id, page, needle",
     [
         ("gptoss-h100x8-tpot", "pages/1_Roofline.py", "Diamonds: 11 measured steps"),
-        ("vllm-085-warm-cache-log", "pages/3_Cold_start.py", "Grey: the items measured"),
+        ("vllm-085-warm-cache-log", "pages/4_Cold_start.py", "Grey: the items measured"),
     ],
 )
 def test_uploaded_points_appear_on_the_lens_pages_own_charts(example_id, page, needle):
     # AppTest resolves other pages from the main script: start at the landing page
     at = run(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
-    at.switch_page("pages/5_Measurements.py")
+    at.switch_page("pages/6_Measurements.py")
     run(at)
     [b for b in at.button if b.key == f"w_meas_ex_{example_id}"][0].click()
     run(at)

@@ -42,10 +42,10 @@ def test_rate_scale_has_one_bound_that_the_traffic_model_takes():
     [
         ("app.py", {"rate_scale": "10001"}),
         ("app.py", {"rate_scale": "10000"}),
-        ("pages/4_Scale_to_zero.py", {"rate_scale": "20000"}),
+        ("pages/5_Scale_to_zero.py", {"rate_scale": "20000"}),
         ("app.py", {"base.rate_scale": "10001"}),
-        ("pages/6_Compare.py", {"vs": "rate_scale=10001"}),
-        ("pages/6_Compare.py", {"vs": "rate_scale=10000"}),
+        ("pages/7_Compare.py", {"vs": "rate_scale=10001"}),
+        ("pages/7_Compare.py", {"vs": "rate_scale=10000"}),
     ],
 )
 def test_a_rate_scale_link_never_shows_an_exception(page, query):
@@ -285,12 +285,12 @@ class Flaky:
             raise datastore.Unavailable("database is locked (/srv/secret/path)")
         return self.store.put(name, data, owner=owner)
 
-    def get(self, data_id):
+    def get(self, data_id, reader=""):
         import datastore
 
         if self.fail_get:
             raise datastore.Unavailable("could not connect to db.internal.example:5432")
-        return self.store.get(data_id)
+        return self.store.get(data_id, reader=reader)
 
 
 @pytest.fixture
@@ -315,7 +315,7 @@ def _page(path: str, **query) -> AppTest:
 
 
 def _measurements(**query) -> AppTest:
-    return _page("pages/5_Measurements.py", **query)
+    return _page("pages/6_Measurements.py", **query)
 
 
 def _link_ids(at) -> list[str]:
@@ -333,6 +333,7 @@ def test_a_link_opened_while_the_store_is_down_keeps_its_ids_and_opens_them_late
     assert _link_ids(at) == [data_id]  # a reload or a re-share keeps it
     assert "db.internal" not in warnings and "5432" not in warnings  # no server internals
     flaky.fail_get = False
+    at.session_state["_whatif_store_backoff"] = None  # this session's pause is over
     at.run()  # the next run tries again
     assert not at.exception
     assert _link_ids(at) == [data_id]
@@ -474,7 +475,7 @@ TRACE_CSV = "arrival_s,input_tokens,output_tokens\n" + "".join(
 
 
 def _scale_to_zero(**query) -> AppTest:
-    return _page("pages/4_Scale_to_zero.py", **query)
+    return _page("pages/5_Scale_to_zero.py", **query)
 
 
 def _cost(at) -> str:
@@ -500,6 +501,7 @@ def test_a_trace_the_store_cannot_open_just_now_stays_in_the_link_and_is_said(fl
     assert "db.internal" not in warnings
     assert at.query_params.get("trace") == trace_id  # a reload or a re-share keeps it
     flaky.fail_get = False
+    at.session_state["_whatif_store_backoff"] = None  # this session's pause is over
     at.run()  # the next run tries again
     assert not at.exception
     assert any("trace our" in c.value for c in at.caption)
@@ -685,8 +687,9 @@ def test_the_penalty_flips_are_where_the_recommendation_changes(name):
 
 
 def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
-    at = AppTest.from_file(str(ROOT / "pages/4_Scale_to_zero.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages/5_Scale_to_zero.py"), default_timeout=120)
     at.query_params["scenario"] = "default"
+    at.session_state["x_economics_why"] = True  # the explanations, folded by default
     at.run()
     assert not at.exception
     text = " ".join(c.value for c in at.caption).replace("\\", "")
@@ -699,13 +702,13 @@ def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
 
 
 def test_money_deltas_carry_their_dollar_sign():
-    at = _page("pages/4_Scale_to_zero.py", scenario="default")
+    at = _page("pages/5_Scale_to_zero.py", scenario="default")
     total = next(m for m in at.metric if m.label == "Total per day")
     assert "$" in total.proto.delta and "vs warm" in total.proto.delta, total.proto.delta
 
 
 def test_the_optimised_delta_says_what_it_is_against():
-    at = _page("pages/3_Cold_start.py", scenario="default")
+    at = _page("pages/4_Cold_start.py", scenario="default")
     opt = next(m for m in at.metric if m.label == "Optimised")
     assert opt.proto.delta.endswith("vs this start"), opt.proto.delta
 
@@ -777,7 +780,7 @@ def test_calibrated_values_carry_their_units():
     assert calibrated_values(s) == "host work = 1.424 ms, bandwidth efficiency = 0.8"
 
 
-@pytest.mark.parametrize("path", ["app.py", "pages/6_Compare.py"])
+@pytest.mark.parametrize("path", ["app.py", "pages/7_Compare.py"])
 def test_a_tab_on_a_page_without_tabs_leaves_the_link(path):
     at = _page(path, scenario="seed-3b-4090", tab="HBM per GPU")
     assert "tab" not in at.query_params
@@ -819,7 +822,7 @@ def test_loading_an_example_sets_the_scenario_it_measured(tmp_path, monkeypatch)
 
     monkeypatch.delenv(datastore.ENV_URL, raising=False)
     monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
-    at = _page("pages/5_Measurements.py")
+    at = _page("pages/6_Measurements.py")
     [b for b in at.button if b.key == "w_meas_ex_gptoss-h100x8-tpot"][0].click()
     at.run()
     assert not at.exception
@@ -833,6 +836,6 @@ def test_loading_an_example_sets_the_scenario_it_measured(tmp_path, monkeypatch)
 
 
 def test_data_sets_of_another_set_up_are_named_at_the_top():
-    at = _page("pages/5_Measurements.py", data="ex-gptoss-h100x8-tpot")  # a link: scenario kept
+    at = _page("pages/6_Measurements.py", data="ex-gptoss-h100x8-tpot")  # a link: scenario kept
     first = next(w.value for w in at.warning if "may not match the scenario" in w.value)
     assert "gptoss" in first.replace("\\", "").lower() or "1 of the 1" in first

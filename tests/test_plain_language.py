@@ -36,7 +36,7 @@ PAGES = {
         ],
         "x_formulas_roofline",
     ),
-    "pages/2_Launch_overhead.py": (
+    "pages/3_Launch_overhead.py": (
         "t_launch",
         [
             "Step timeline and graphs modes",
@@ -47,7 +47,7 @@ PAGES = {
         ],
         "x_formulas_launch",
     ),
-    "pages/3_Cold_start.py": (
+    "pages/4_Cold_start.py": (
         "t_cold",
         [
             "Five items, optimised",
@@ -59,13 +59,13 @@ PAGES = {
         ],
         "x_formulas_cold",
     ),
-    "pages/4_Scale_to_zero.py": (
+    "pages/5_Scale_to_zero.py": (
         "t_economics",
         ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"],
         "x_formulas_economics",
     ),
-    "pages/5_Measurements.py": (None, [None], None),
-    "pages/6_Compare.py": (None, [None], None),
+    "pages/6_Measurements.py": (None, [None], None),
+    "pages/7_Compare.py": (None, [None], None),
 }
 MEASUREMENT_TABS = [
     "Fit and apply",
@@ -189,7 +189,7 @@ def test_named_scenarios_speak_plainly(page, scenario):
 
 @pytest.mark.parametrize("example_id", list(examples()))
 def test_measurements_with_an_example_loaded_speak_plainly(example_id):
-    at = run("pages/5_Measurements.py")
+    at = run("pages/6_Measurements.py")
     [b for b in at.button if b.key == f"w_meas_ex_{example_id}"][0].click()
     at.run()
     shown = set(view_labels(at, "t_measure"))

@@ -12,7 +12,7 @@ from model.readers.traces import read_trace
 from model.traffic import traffic_profiles
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = str(ROOT / "pages" / "4_Scale_to_zero.py")
+PAGE = str(ROOT / "pages" / "5_Scale_to_zero.py")
 TABS = ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"]
 
 
@@ -22,10 +22,13 @@ def run(at):
     return at
 
 
-def fresh(**query):
+def fresh(why_open: bool = False, **query):
+    """The page opened on ``query``; with ``why_open``, its folded explanations open."""
     at = AppTest.from_file(PAGE, default_timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
+    if why_open:
+        at.session_state["x_economics_why"] = True
     return run(at)
 
 
@@ -46,8 +49,8 @@ def test_a_warm_compile_cache_moves_the_cold_start_the_page_uses():
     def cold_caption(at):
         return next(c.value for c in at.caption if c.value.startswith("Cold start"))
 
-    base = cold_caption(fresh(traffic="spiky-internal"))
-    cached = cold_caption(fresh(traffic="spiky-internal", compile_cache="true"))
+    base = cold_caption(fresh(True, traffic="spiky-internal"))
+    cached = cold_caption(fresh(True, traffic="spiky-internal", compile_cache="true"))
     # the Cold start lens's totals (issue 20: cold safetensors at ~3 GB/s per host, a cached
     # compile of 2.5 + 0.2 s per layer = 18.5 s for 80 layers, the FP8 checkpoint's BF16 embedding and head)
     assert "139.4 s" in base and "96.9 s" in cached
@@ -63,6 +66,9 @@ def test_a_replayed_trace_changes_the_figures_and_is_summarised():
     run(at)
     assert metrics(at) != before
     assert any(path.name in c.value.replace("\\", "") for c in at.caption)
+    # a trace shorter than a day says its requests a day are scaled up (issue 40, item 9)
+    caption = next(c.value for c in at.caption if "requests/day" in c.value)
+    assert "extrapolated from" in caption
 
 
 @pytest.mark.parametrize(
@@ -83,3 +89,12 @@ def test_bad_keys_are_named_and_the_page_keeps_working(key, value):
     at = fresh(**{key: value})
     assert any(key in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
     assert metrics(at)["Total per day"]
+
+
+def test_controls_and_the_main_chart_come_before_the_folded_explanations():
+    """Issue 40, item 7: the explanations are built only once their panel is opened."""
+    closed = fresh(traffic="spiky-internal")
+    assert not any(c.value.startswith("Cold start") for c in closed.caption)
+    assert closed.get("plotly_chart") or closed.get("vega_lite_chart") or closed.metric
+    opened = fresh(True, traffic="spiky-internal")
+    assert any(c.value.startswith("Cold start") for c in opened.caption)

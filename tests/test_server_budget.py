@@ -50,7 +50,7 @@ def test_the_defaults_and_the_named_scenarios_fit_the_budget():
 
 
 def test_the_serving_page_refuses_at_once_and_keeps_working():
-    at = AppTest.from_file(str(ROOT / "pages/7_Serving.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages/2_Serving.py"), default_timeout=120)
     at.query_params["max_num_batched_tokens"] = "1"
     at.query_params["seed"] = "1"
     at.run()
@@ -61,7 +61,7 @@ def test_the_serving_page_refuses_at_once_and_keeps_working():
 
 
 def test_scale_to_zero_sizes_by_one_request_when_the_search_is_past_the_budget():
-    at = AppTest.from_file(str(ROOT / "pages/4_Scale_to_zero.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "pages/5_Scale_to_zero.py"), default_timeout=120)
     at.query_params["output_tokens"] = "65537"
     at.run()
     assert not at.exception

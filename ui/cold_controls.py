@@ -63,6 +63,7 @@ def cold_controls(s: Scenario) -> None:
         help=GLOSSARY["Sleep mode"] + " Either way the process, context, allocator and graphs "
         "stay alive.",
     )
+    levers(s)
     box = st.expander(
         "Item seconds, bandwidth and compile timings", key="x_cold_items", on_change="rerun"
     )
@@ -122,6 +123,67 @@ def cold_controls(s: Scenario) -> None:
                     help=f"Empty = the {whose} {auto:g}.",
                 )
     state.adopt_browser_values()
+
+
+def _on_capture_lever() -> None:
+    from ui.buckets import BUCKET_PRESETS, _on_preset
+
+    label = st.session_state.get("w_capture_lever")
+    if label in BUCKET_PRESETS:
+        _on_preset(BUCKET_PRESETS[label])
+
+
+def optimised_pairs(s: Scenario) -> tuple[list[tuple[str, str]], tuple[str, ...]]:
+    """The link's changes that turn ``s`` into its optimised start-up
+    (:func:`model.cold_start.optimised`): the keys to set, and those to drop back to auto."""
+    from model import codecs
+    from model.cold_start import optimised
+
+    mine, theirs = dict(codecs.to_params(s)), dict(codecs.to_params(optimised(s)))
+    pairs = [(k, v) for k, v in theirs.items() if mine.get(k) != v]
+    return pairs, tuple(k for k in mine if k not in theirs)
+
+
+def _on_optimise(pairs: list, drops: tuple) -> None:
+    state.apply_change(pairs, drop_prefixes=drops)
+
+
+def levers(s: Scenario) -> None:
+    """The second row of the page's knobs (issue 40, items 8): the CUDA-graph capture sizes
+    (item 5's biggest lever), the engine release, and one action that applies the optimised
+    start-up's settings to the scenario."""
+    from model.cold_start import optimised_changes
+    from ui.buckets import BUCKET_PRESETS
+
+    c = st.columns([3, 3, 6], vertical_alignment="bottom")
+    current = next((k for k, v in BUCKET_PRESETS.items() if tuple(s.capture_sizes) == v), None)
+    custom = f"custom ({len(s.capture_sizes)} sizes)"
+    options = list(BUCKET_PRESETS) + ([] if current else [custom])
+    c[0].selectbox(
+        "CUDA-graph capture sizes",
+        options,
+        key=_sync("w_capture_lever", current or custom),
+        format_func=lambda k: f"{k}: {len(BUCKET_PRESETS[k])} sizes" if k in BUCKET_PRESETS else k,
+        on_change=_on_capture_lever,
+        help="Item 5 captures one graph per size: fewer sizes start faster; a batch above the "
+        "largest runs eager. Edit the list itself under the Capture sizes tab.",
+    )
+    release_control(s, c[1])
+    pairs, drops = optimised_pairs(s)
+    changes = optimised_changes(s)
+    c[2].button(
+        "Apply the optimised settings",
+        key=state.watch_widget("w_apply_optimised", False),
+        on_click=_on_optimise,
+        args=(pairs, drops),
+        disabled=not (pairs or drops),
+        icon=":material/bolt:",
+        help=(
+            "Sets " + "; ".join(changes) + " (the Optimised figure's start-up)"
+            if changes
+            else "The scenario already has the optimised start-up's settings."
+        ),
+    )
 
 
 def release_label(fig, engine_id: str = "vllm") -> str:

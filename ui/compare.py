@@ -37,10 +37,13 @@ def _number(value: float) -> str:
 
 def delta_text(current: float, base: float, unit: str = "") -> str | None:
     """``+2.31 ms (+15 %)``: the change from ``base`` to ``current``; None when they are equal
-    to 9 significant digits."""
+    to 9 significant digits. A ``fraction`` (a figure shown as a percentage) changes in
+    percentage points: ``+5.0 pp``."""
     diff = current - base
     if abs(diff) <= 1e-9 * max(abs(current), abs(base), 1e-300):
         return None
+    if unit == "fraction":  # shown as a percentage: the change in percentage points
+        return f"{diff * 100:+.1f} pp" if abs(diff) >= 0.001 else f"{diff * 100:+.2f} pp"
     text = _number(diff)
     if unit == "$":
         text = f"{text[0]}${text[1:]}" if text[0] in "+-" else f"${text}"

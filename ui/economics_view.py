@@ -90,7 +90,7 @@ def _sync_from_link() -> None:
 
 def _open(trace_id: str) -> None:
     import datastore
-    from ui import serving_worker
+    from ui import measure_data, serving_worker
 
     tried = st.session_state.setdefault(TRACE_TRIED, set())
     st.session_state[TRACE_NOTICES] = []
@@ -104,16 +104,24 @@ def _open(trace_id: str) -> None:
         )
         state.set_trace_link(None)
         return
-    store = datastore.get_store()
+    store = measure_data.session_store()
     try:
-        found = store.get(trace_id)
+        found = store.get(trace_id, reader=measure_data.client_key())
     except datastore.Unavailable as exc:
-        datastore.mark_unavailable(store, exc.message)
+        if not measure_data.store_down(store, exc):  # this one entry, not the store
+            tried.add(trace_id)
+            _notice(
+                f"The link's request trace (`{trace_id[:12]}…`) could not be read (the store "
+                "answers, this one entry does not); the page replays the traffic profile."
+            )
+            state.set_trace_link(None)
+            return
         _notice(
             f"The link's request trace (`{trace_id[:12]}…`) could not be opened just now: the "
             "server's data-set store is unavailable. The page shows the traffic profile "
             "meanwhile (these figures are not the link author's); the link keeps the trace, "
-            "and the page tries again on your next change or reload."
+            f"and the page tries again on your next change or reload from "
+            f"{measure_data.PAUSE_S:g} s on."
         )
         return  # not tried: the next run tries again
     tried.add(trace_id)
@@ -307,8 +315,9 @@ def trace_area() -> None:
     tr = trace()
     with st.expander("Replay a request trace", expanded=tr is not None):
         st.file_uploader(
-            "Trace CSV: plain `arrival_s[,input_tokens,output_tokens]`, the Azure LLM inference "
-            "trace, or BurstGPT (5 MB at most)",
+            "Trace: a CSV (plain `arrival_s[,input_tokens,output_tokens]`, the Azure LLM "
+            "inference trace, or BurstGPT) or Mooncake JSON Lines with prefix block ids "
+            "(5 MB at most)",
             key=state.watch_widget("w_trace_upload", None),
             on_change=_on_trace,
         )

@@ -32,7 +32,7 @@ import pandas as pd
 from model import codecs
 from model.scenario import Scenario
 from ui.chart_common import SpecFigure, figure
-from ui.text import plotly_text, scenario_label
+from ui.text import BATCHLESS_PAGES, figure_words, plotly_text, scenario_label
 
 # ---------------------------------------------------------------------------------------------
 # Names
@@ -106,12 +106,13 @@ class Context:
 
 
 def make_context(s: Scenario, page: str, link: str, baseline: Scenario | None = None) -> Context:
+    batch = page not in BATCHLESS_PAGES  # a lens that ignores the batch does not name it
     return Context(
         page=page,
-        label=scenario_label(s),
+        label=scenario_label(s, batch),
         link=link,
         slug=scenario_slug(s, link),
-        base_label=None if baseline is None else scenario_label(baseline),
+        base_label=None if baseline is None else scenario_label(baseline, batch),
     )
 
 
@@ -265,18 +266,20 @@ def wide_figures(rows: list[tuple[str, str, dict]], sections: tuple[str, ...]) -
 def long_figures(
     figures: dict, sections: tuple[str, ...], base: dict | None = None
 ) -> pd.DataFrame:
-    """The figures as rows (section, figure, value; and the baseline's value when ``base`` is
-    given), values as text with 6 significant digits: the on-screen breakdown table."""
+    """The figures as rows (section, the figure in words, its key as the JSON and CSV name it,
+    value; and the baseline's value when ``base`` is given), values as text with 6 significant
+    digits: the on-screen breakdown table."""
     mine = flat_figures(figures, sections)
     theirs = flat_figures(base, sections) if base is not None else {}
     rows = []
     for key, value in mine.items():
         sec, _, fig = key.partition(".")
-        row = {"section": sec, "figure": fig, "value": shown(value)}
+        row = {"section": sec, "figure": figure_words(fig), "key": fig, "value": shown(value)}
         if base is not None:
             row["baseline"] = shown(theirs.get(key))
         rows.append(row)
-    return pd.DataFrame(rows, columns=["section", "figure", "value"] + (["baseline"] * bool(base)))
+    columns = ["section", "figure", "key", "value"] + (["baseline"] * bool(base))
+    return pd.DataFrame(rows, columns=columns)
 
 
 def shown(value) -> str:

@@ -111,7 +111,7 @@ def calibration_notice(s: Scenario) -> None:
         icon=":material/straighten:",
     )
     st.page_link(
-        "pages/5_Measurements.py", label="Open the Measurements lens", icon=":material/straighten:"
+        "pages/6_Measurements.py", label="Open the Measurements lens", icon=":material/straighten:"
     )
 
 

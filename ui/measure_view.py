@@ -12,6 +12,7 @@ import streamlit as st
 from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
 from model.readers.examples import examples
 from model.readers.measurements import Dataset
+from model.readers.setup import setup_mismatch
 from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state
@@ -134,16 +135,7 @@ def _conditions_mismatch(s: Scenario, ds: Dataset) -> list[str]:
                     f"it measured {key_name(key)} {ex.scenario[key]}, the scenario has {mine[key]}"
                 )
         return out
-    cond = ds.conditions
-    gpus = cond.get("gpus") or cond.get("tensor_parallel_size")
-    if isinstance(gpus, int) and gpus != s.gpus:
-        out.append(f"it ran on {gpus} GPU(s), the scenario has {s.gpus}")
-    model = cond.get("model")
-    if isinstance(model, str) and model:
-        words = [w for w in s.model.name.lower().replace("-", " ").split() if len(w) > 1]
-        if words and not any(w in model.lower() for w in words[:2]):
-            out.append(f"it ran {model}, the scenario models {s.model.name}")
-    return out
+    return setup_mismatch(s, ds.conditions)[0]
 
 
 def mismatch_warning(s: Scenario, sets: list[Dataset]) -> None:
@@ -164,7 +156,7 @@ def mismatch_warning(s: Scenario, sets: list[Dataset]) -> None:
 
 def read_area(s: Scenario, sets: list[Dataset]) -> None:
     st.subheader("What was read")
-    for ds in sets:
+    for i, ds in enumerate(sets):
         n_rows = len(ds.rows)
         title = (
             f"{ds.name} — {KIND_NAMES.get(ds.kind, ds.kind)} ({ds.format})"
@@ -181,6 +173,15 @@ def read_area(s: Scenario, sets: list[Dataset]) -> None:
                     "This measurement may not match the scenario: "
                     + md_escape("; ".join(mismatch))
                     + ". Set the scenario to what was measured before calibrating."
+                )
+            stated = [] if ex is not None else setup_mismatch(s, ds.conditions)[1]
+            if stated:  # a file that names its model or GPU: one click sets the scenario to it
+                st.button(
+                    "Set the scenario to what this file states",
+                    key=f"w_meas_setup_{i}",
+                    on_click=state.apply_change,
+                    args=(stated,),
+                    help=", ".join(f"{k}={v}" for k, v in stated),
                 )
             if ex is not None and ex.scenario:
                 st.button(

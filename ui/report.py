@@ -59,7 +59,12 @@ def _value_text(value, unit: str = "", digits: int = 3) -> str:
         text = f"{v:.{digits}g}"
     if unit == "$":
         return f"${text}"
+    if v == 1 and unit in _SINGULAR:  # "1 replica", not "1 replicas"
+        unit = _SINGULAR[unit]
     return f"{text} {unit}".strip()
+
+
+_SINGULAR = {"replicas": "replica", "GPUs": "GPU", "requests": "request", "graphs": "graph"}
 
 
 def _change_text(change: float | None) -> str:

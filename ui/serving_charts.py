@@ -128,11 +128,21 @@ def timeline_figure(tl: dict, max_num_seqs: int):
     return figure(data, layout)
 
 
-def pareto_figure(points: list[dict], current: dict):
-    """Output tok/s per GPU against tok/s per user, one symbol per weights dtype, the front
-    joined; the scenario's own configuration ringed."""
-    symbols = {"bf16": "circle", "fp8": "square", "int4": "diamond"}
+def pareto_read_off(points: list[dict], target_per_user: float) -> dict | None:
+    """The configuration with the most tok/s per GPU among those at least ``target_per_user``
+    tok/s per user fast (the TPOT SLO's speed), or None when none is that fast."""
+    fast = [p for p in points if p["tokens_per_s_per_user"] >= target_per_user]
+    return max(fast, key=lambda p: p["tokens_per_s_per_gpu"]) if fast else None
+
+
+def pareto_figure(points: list[dict], current: dict, target_per_user: float | None = None):
+    """Output tok/s per GPU against tok/s per user: a line per TP × weights dtype across
+    ``max_num_seqs`` (labelled), the front dashed, the scenario's own configuration ringed,
+    and, at ``target_per_user`` (1000 / the TPOT SLO), the best configuration read off
+    (issue 40, item 5). A log x axis with a label at every decade."""
+    symbols = {"bf16": "circle", "fp8": "square", "int4": "diamond", "fp4": "triangle-up"}
     colours = {1: BLUE, 2: ORANGE, 4: GREEN, 8: VERMILLION}
+    dashes = {"bf16": "solid", "fp8": "dot", "int4": "dashdot", "fp4": "longdash"}
     data = []
     front = sorted((p for p in points if p["front"]), key=lambda p: p["tokens_per_s_per_user"])
     if front:
@@ -143,24 +153,32 @@ def pareto_figure(points: list[dict], current: dict):
                 "x": [p["tokens_per_s_per_user"] for p in front],
                 "y": [p["tokens_per_s_per_gpu"] for p in front],
                 "name": "Pareto front",
-                "line": {"color": "#777777", "width": 1.5, "dash": "dash"},
+                "line": {"color": "#777777", "width": 4, "dash": "solid"},
+                "opacity": 0.35,
             }
         )
     for tp in sorted({p["gpus"] for p in points}):
-        for dtype in symbols:
+        for dtype in sorted({p["weights_dtype"] for p in points}):
             pts = [p for p in points if p["gpus"] == tp and p["weights_dtype"] == dtype]
             if not pts:
                 continue
+            pts.sort(key=lambda p: p["tokens_per_s_per_user"])
             data.append(
                 {
                     "type": "scatter",
-                    "mode": "markers+text",
+                    "mode": "lines+markers+text",
                     "x": [p["tokens_per_s_per_user"] for p in pts],
                     "y": [p["tokens_per_s_per_gpu"] for p in pts],
                     "text": [str(p["max_num_seqs"]) for p in pts],
                     "textposition": "top center",
+                    "textfont": {"size": 10},
                     "name": f"TP {tp} · {dtype}",
-                    "marker": {"symbol": symbols[dtype], "size": 10, "color": colours.get(tp)},
+                    "line": {"color": colours.get(tp), "width": 1.5, "dash": dashes.get(dtype)},
+                    "marker": {
+                        "symbol": symbols.get(dtype, "circle"),
+                        "size": 9,
+                        "color": colours.get(tp),
+                    },
                     "hovertemplate": "TP %{meta[0]} · %{meta[1]} · max_num_seqs %{text}<br>"
                     "%{x:.1f} tok/s per user, %{y:.0f} tok/s per GPU<extra></extra>",
                     "meta": [tp, dtype],
@@ -189,12 +207,47 @@ def pareto_figure(points: list[dict], current: dict):
                 },
             }
         )
+    best = pareto_read_off(points, target_per_user) if target_per_user else None
+    if best is not None:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "x": [best["tokens_per_s_per_user"]],
+                "y": [best["tokens_per_s_per_gpu"]],
+                "name": f"best at ≥ {target_per_user:.3g} tok/s per user (the TPOT SLO)",
+                "marker": {
+                    "symbol": "star",
+                    "size": 17,
+                    "color": "#222222",
+                    "line": {"color": "#ffffff", "width": 1},
+                },
+            }
+        )
+    xs = [p["tokens_per_s_per_user"] for p in points if p["tokens_per_s_per_user"] > 0]
+    lo = np.floor(np.log10(min(xs))) if xs else 0.0
+    hi = np.ceil(np.log10(max(xs + ([target_per_user] if target_per_user else [])))) if xs else 3.0
     layout = base_layout(
-        "Throughput per GPU against speed per user (labels: max_num_seqs)",
+        "Throughput per GPU against speed per user (a line per TP × dtype, labels: max_num_seqs)",
         legend_rows=3,
-        xaxis={"title": {"text": "tok/s per user (1000 / mean TPOT)"}, "type": "log"},
+        xaxis={
+            "title": {"text": "tok/s per user (1000 / mean TPOT)"},
+            "type": "log",
+            "dtick": 1,  # a label at every decade: 1, 10, 100
+            "range": [float(lo) - 0.05, float(max(hi, lo + 1)) + 0.05],
+        },
         yaxis={"title": {"text": "output tok/s per GPU"}, "rangemode": "tozero"},
     )
+    if target_per_user:
+        line = {"color": "#777777", "width": 1.5, "dash": "dot"}
+        read = (
+            f": best {best['tokens_per_s_per_gpu']:,.0f} tok/s per GPU at TP {best['gpus']} · "
+            f"{best['weights_dtype']} · max_num_seqs {best['max_num_seqs']}"
+            if best is not None
+            else ": no configuration is that fast"
+        )
+        text = f"TPOT SLO, {target_per_user:.3g} tok/s per user{read}"
+        add_marks(layout, [(target_per_user, text, line)], log=True)
     return figure(data, layout)
 
 

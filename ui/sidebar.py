@@ -81,12 +81,12 @@ _sync = state.sync_widget
 NAV = (
     ("home", "app.py", "Home"),
     ("roofline", "pages/1_Roofline.py", "Roofline"),
-    ("launch", "pages/2_Launch_overhead.py", "Launch overhead"),
-    ("cold_start", "pages/3_Cold_start.py", "Cold start"),
-    ("scale_to_zero", "pages/4_Scale_to_zero.py", "Scale to zero"),
-    ("measurements", "pages/5_Measurements.py", "Measurements"),
-    ("compare", "pages/6_Compare.py", "Compare"),
-    ("serving", "pages/7_Serving.py", "Serving"),
+    ("serving", "pages/2_Serving.py", "Serving"),
+    ("launch", "pages/3_Launch_overhead.py", "Launch overhead"),
+    ("cold_start", "pages/4_Cold_start.py", "Cold start"),
+    ("scale_to_zero", "pages/5_Scale_to_zero.py", "Scale to zero"),
+    ("measurements", "pages/6_Measurements.py", "Measurements"),
+    ("compare", "pages/7_Compare.py", "Compare"),
 )
 #: the pages that draw no tabs (``ui.layout.lazy_tabs``): a link's ``tab`` there is dropped
 PAGES_WITHOUT_TABS = ("home", "compare")

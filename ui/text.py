@@ -70,19 +70,21 @@ def latency(seconds: float) -> str:
     return f"{value:#.3g} {unit}"
 
 
-def scenario_label(s) -> str:
+#: the lenses that never read the sidebar's decode batch (their runs batch by load, or it is a
+#: start-up): their chart subtitles and files leave it out (issue 40, item 9)
+BATCHLESS_PAGES = frozenset({"serving", "cold_start", "scale_to_zero"})
+
+
+def scenario_label(s, batch: bool = True) -> str:
     """A scenario in one line of plain text (user text inside: escape it for markdown or
-    Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1"."""
+    Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1" (without the batch where
+    ``batch`` is False: a lens that does not read it)."""
     s = s.effective()
-    return " · ".join(
-        [
-            s.model.name,
-            s.weights_dtype.upper(),
-            f"{s.gpus}× {s.hardware.name}",
-            s.engine_profile.name,
-            f"batch {s.batch:,}",
-        ]
-    )
+    parts = [s.model.name, s.weights_dtype.upper(), f"{s.gpus}× {s.hardware.name}"]
+    parts.append(s.engine_profile.name)
+    if batch:
+        parts.append(f"batch {s.batch:,}")
+    return " · ".join(parts)
 
 
 #: the source posts behind the formulas, by the plain name the pages use for each (one name
@@ -218,6 +220,36 @@ def field_name(field: str) -> str:
     if field.startswith("peak_tflops."):
         return f"peak {field.partition('.')[2].upper()} [TFLOPS]"
     return FIELD_NAMES.get(field, field.replace("_", " "))
+
+
+_FIGURE_WORDS = {
+    "ttft": "TTFT", "tpot": "TPOT", "itl": "ITL", "e2el": "end-to-end latency",
+    "e2e": "end-to-end", "kv": "KV", "slo": "SLO", "gpus": "GPUs", "gpu": "GPU",
+    "hbm": "HBM", "h2d": "host-to-device", "jit": "JIT", "tflops": "TFLOPS", "ai": "AI",
+    "num": "number of", "seqs": "sequences", "tok": "tokens", "usd": "$",
+}  # fmt: skip
+_FIGURE_UNITS = {"ms": "ms", "s": "s", "us": "µs", "gb": "GB", "gib": "GiB", "mb": "MB",
+                 "tb": "TB", "pct": "%", "usd": "$", "b": "billion"}  # fmt: skip
+
+
+def figure_words(figure: str) -> str:
+    """A figure's key in words for a table (issue 40, item 9): ``p99_ttft_ms`` → "p99 TTFT
+    [ms]", ``peak_hour.replicas_needed`` → "peak hour: replicas needed"."""
+    head, _, tail = figure.rpartition(".")
+    parts = tail.split("_")
+    unit = None
+    if len(parts) > 2 and parts[-1] == "s" and parts[-2] in ("tb", "gb", "mb"):
+        unit, parts = f"{_FIGURE_UNITS[parts[-2]]}/s", parts[:-2]  # a rate: GB/s
+    elif len(parts) > 1 and parts[-1] in _FIGURE_UNITS:
+        unit, parts = _FIGURE_UNITS[parts[-1]], parts[:-1]
+    time = len(parts) > 1 and parts[0] == "t"  # t_step → step time
+    parts = parts[1:] if time else parts
+    words = " ".join(
+        f"[{_FIGURE_UNITS[p]}]" if p in ("s", "ms", "gb") and i else _FIGURE_WORDS.get(p, p)
+        for i, p in enumerate(parts)
+    ) + (" time" if time else "")
+    text = f"{words} [{unit}]" if unit else words
+    return f"{figure_words(head)}: {text}" if head else text
 
 
 def key_name(key: str) -> str:

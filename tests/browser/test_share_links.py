@@ -174,12 +174,12 @@ def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widge
     assert [t.strip().split("\n")[-1] for t in links] == [
         "Home",
         "Roofline",
+        "Serving",
         "Launch overhead",
         "Cold start",
         "Scale to zero",
         "Measurements",
         "Compare",
-        "Serving",
     ]
     assert sidebar.get_by_role("link", name="app", exact=True).count() == 0
 
@@ -201,7 +201,7 @@ def test_the_views_are_a_labelled_picker_that_the_keyboard_operates(page, app_ur
     open_page(page, f"{app_url}/Cold_start?scenario={SEED}")
     group = page.get_by_role("radiogroup", name="View")
     labels = [r.inner_text() for r in group.get_by_role("radio").all()]
-    assert labels == golden.PAGES["pages/3_Cold_start.py"][1]
+    assert labels == golden.PAGES["pages/4_Cold_start.py"][1]
     assert view_open(page) == "Five items, optimised"
     view(page, "Five items, optimised").focus()
     page.keyboard.press("ArrowRight")

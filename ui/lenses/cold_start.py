@@ -91,7 +91,7 @@ def span_text(lo_hi, digits: str = ".1f") -> str:
 
 #: where on the page each narrowing control sits (ranges_narrowed_by's ``control``)
 CONTROL_AT = {
-    "engine": "*{product} release* (beside these items)",
+    "engine": "*{product} release* (among the controls at the top)",
     "stream_gb_s": "*One stream [GB/s]* under *Item seconds, bandwidth and compile timings*, "
     "or *Storage tier* = page cache when the checkpoint is already cached",
     "compile_s": "*Cold compile [s]* under *Item seconds, bandwidth and compile timings*",

@@ -131,15 +131,102 @@ SCALE_TO_ZERO = Metrics(
 )
 
 
+def _serving_summary(s) -> dict:
+    """The Serving lens's capacity for the landing page (issue 40, item 6), from the search
+    the worker has just run (:func:`ui.serving_worker.prime`; never run here): a replica's
+    rate within the SLO, the replicas the scenario's rate needs, and light-load TTFT and
+    TPOT; ``basis`` says where a search could not stand behind it."""
+    import math
+
+    from model import serving
+
+    rep = serving.replica(s)
+    if rep is None:
+        return {"fits": False}
+    rate = math.inf if s.request_rate == "inf" else float(s.request_rate)
+    cap = rep["capacity_per_s"]
+    return {
+        "fits": True,
+        "basis": rep["basis"],
+        "capacity_per_s": cap,
+        "replicas_needed": math.ceil(rate / cap) if cap > 0 and math.isfinite(rate) else None,
+        "ttft_ms": rep["ttft_s"] * 1e3,
+        "tpot_ms": rep["tpot_s"] * 1e3,
+    }
+
+
+def _compute(s, trace=None) -> dict:
+    serving_worker.prime(s)
+    return {**summary(s), "serving_summary": _serving_summary(s.effective())}
+
+
 def _figures(r: dict) -> dict:
     return {**r, **economics_figures(r["economics"])}
+
+
+_BASIS = {
+    "slo": "the highest rate whose p99 TTFT and TPOT meet the Serving lens's SLO",
+    "saturation": "even light load misses the SLO: what a replica completes at saturation",
+    "budget": "one request's figures: the capacity search is past this server's budget",
+    "request": "one request's figures",
+}
+
+
+def _serves(v: View) -> bool:
+    return bool(v.f["serving_summary"].get("fits"))
+
+
+SERVING = Metrics(
+    (
+        Metric(
+            "Replica capacity",
+            "serving_summary.capacity_per_s",
+            show=lambda x: f"{x:,.3g} req/s",
+            better="higher",
+            unit="req/s",
+            help=lambda v: _BASIS.get(v.f["serving_summary"]["basis"], ""),
+            when=_serves,
+        ),
+        Metric(
+            lambda v: f"Replicas for {v.s.request_rate} req/s",
+            "serving_summary.replicas_needed",
+            show=lambda x: "—" if x is None else f"{x:,}",
+            unit="",
+            help="the scenario's request rate ÷ a replica's capacity, rounded up",
+            when=_serves,
+        ),
+        Metric(
+            "TTFT, light load",
+            "serving_summary.ttft_ms",
+            show=ms_latency,
+            unit="ms",
+            help="Time to first token (queue, front end and prefill) of a request at light load.",
+            when=_serves,
+        ),
+        Metric(
+            "TPOT, light load",
+            "serving_summary.tpot_ms",
+            show=ms_latency,
+            unit="ms",
+            help="Time per output token (one decode step) at light load.",
+            when=_serves,
+        ),
+    ),
+    caption=lambda v: (
+        f"One replica of {v.s.gpus} GPU(s) with the {v.s.engine_id} profile, {v.s.num_requests:,}"
+        f"-request runs of {v.s.prompt_tokens:,} prompt and {v.s.output_tokens:,} output tokens:"
+        if _serves(v)
+        else "The scenario cannot serve one request: its weights or one request's KV cache "
+        "do not fit (the Serving page says which)."
+    ),
+)
 
 
 HOME = Lens(
     key="home",
     title="Summary",
     slug="home",
-    compute=lambda s, trace=None: (serving_worker.prime(s), summary(s))[1],
+    compute=_compute,
     figures=_figures,
     metrics={
         "decode": DECODE,
@@ -147,6 +234,7 @@ HOME = Lens(
         "launch": LAUNCH,
         "cold_start": COLD_START,
         "scale_to_zero": SCALE_TO_ZERO,
+        "serving": SERVING,
     },
     texts={
         "fit": lambda v: (

@@ -159,6 +159,7 @@ RUN = Metrics(
             "serving.peak_kv_cache_usage",
             show=lambda x: f"{x:.0%}",
             better=None,
+            unit="fraction",
             when=_fits,
         ),
         Metric(
@@ -196,6 +197,7 @@ PREFIX = Metrics(
             "serving.prefix_cache_hit_rate",
             show=lambda x: f"{x:.0%}",
             better="higher",
+            unit="fraction",
             when=_prefix_on,
             help="Prompt tokens found in the cache over those looked up when a request was "
             "admitted (vLLM's 'Prefix cache hit rate').",
@@ -250,13 +252,61 @@ def _timeline(v: View):
     return serving_charts.timeline_figure(v.r["timeline"], v.f["serving"]["max_num_seqs"])
 
 
+PARETO_SHOW = "w_pareto_show"  #: the page's TP × dtype filter (session only)
+
+
+def pareto_groups(points: list[dict]) -> list[str]:
+    """The TP × dtype groups of the Pareto sweep, as the filter and the legend name them."""
+    return sorted({f"TP {p['gpus']} · {p['weights_dtype']}" for p in points}, key=_group_order)
+
+
+def _group_order(name: str) -> tuple:
+    tp, _, dtype = name.partition(" · ")
+    return (int(tp.split()[1]), dtype)
+
+
+def _shown_points(v: View) -> list[dict]:
+    """The sweep's points the page's filter keeps (every point outside a page run)."""
+    from ui.serving_worker import _ctx
+
+    points = v.r["pareto"]
+    if _ctx() is None:  # a report or a bare call: no filter
+        return points
+    import streamlit as st
+
+    keep = st.session_state.get(PARETO_SHOW)
+    if not keep:
+        return points
+    return [p for p in points if f"TP {p['gpus']} · {p['weights_dtype']}" in keep]
+
+
 def _pareto(v: View):
     if not _fits(v) or not v.r["pareto"]:
         return _empty("Pareto front: no configuration fits")
     s = v.s
     return serving_charts.pareto_figure(
-        v.r["pareto"],
+        _shown_points(v),
         {"gpus": s.gpus, "weights_dtype": s.weights_dtype, "max_num_seqs": s.max_num_seqs},
+        1000.0 / float(s.tpot_slo_ms),
+    )
+
+
+def _pareto_note(v: View) -> str | None:
+    if not _fits(v) or not v.r["pareto"]:
+        return None
+    target = 1000.0 / float(v.s.tpot_slo_ms)
+    best = serving_charts.pareto_read_off(_shown_points(v), target)
+    read = (
+        f"At the TPOT SLO's {target:.3g} tok/s per user the most a GPU serves is "
+        f"{best['tokens_per_s_per_gpu']:,.0f} tok/s (TP {best['gpus']}, {best['weights_dtype']}, "
+        f"max_num_seqs {best['max_num_seqs']})."
+        if best is not None
+        else f"No configuration shown reaches the TPOT SLO's {target:.3g} tok/s per user."
+    )
+    return (
+        read + " Tokens per second per GPU are the same for one replica or several: replicas "
+        "multiply the GPUs and the throughput alike, so the front does not move with the "
+        "traffic; the Latency against load tab says how many replicas a rate needs."
     )
 
 
@@ -435,5 +485,6 @@ SERVING = Lens(
         "saturated": _saturated,
         "near_capacity": _near_capacity,
         "does_not_fit": _does_not_fit,
+        "pareto_note": _pareto_note,
     },
 )
