@@ -1,7 +1,7 @@
 """Request traces for replay (SPEC 4.4, Scale to zero): arrival times and, where the file has
 them, prompt and output tokens per request.
 
-Three formats, recognised from the header (case-insensitive; spaces, underscores, quotes and a
+Three CSV formats, recognised from the header (case-insensitive; spaces, underscores, quotes and a
 UTF-8 byte-order mark around the names do not matter; columns may come in any order):
 
 - **plain** — ``arrival_s[,input_tokens,output_tokens]``: seconds from the start (any finite
@@ -15,6 +15,9 @@ UTF-8 byte-order mark around the names do not matter; columns may come in any or
 - **burstgpt** — HPMLL/BurstGPT: ``Timestamp,[Session ID,Elapsed time,]Model,Request tokens,
   Response tokens,Total tokens,Log Type`` with relative seconds. A response of 0 tokens (a failed
   request in BurstGPT) is kept as a request with 0 output tokens, with a notice.
+
+A fourth, JSON Lines with prefix block ids (Mooncake's traces; :mod:`model.readers.mooncake`),
+is recognised by its first character (``{``).
 
 Arrivals are returned sorted, in seconds from the first request (which is 0.0; a plain or
 BurstGPT file whose first request is later says so in a notice). Unsorted rows and requests at
@@ -69,7 +72,8 @@ ACCEPTED_HEADERS = (
     "plain `arrival_s[,input_tokens,output_tokens]` (seconds from the start); "
     "Azure LLM inference trace `TIMESTAMP,ContextTokens,GeneratedTokens`; "
     "BurstGPT `Timestamp,[Session ID,Elapsed time,]Model,Request tokens,Response tokens,"
-    "Total tokens,Log Type` (relative seconds)"
+    "Total tokens,Log Type` (relative seconds); or the Mooncake JSON Lines format "
+    '`{"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [...]}`'
 )
 
 
@@ -124,7 +128,7 @@ class Trace:
     """One request trace (see the module docstring)."""
 
     name: str
-    format: str  # "plain" | "azure" | "burstgpt"
+    format: str  # "plain" | "azure" | "burstgpt" | "mooncake"
     arrival_s: np.ndarray  # float64, sorted, seconds from the first request (first = 0.0)
     input_tokens: np.ndarray | None  # int64 per request, or None when the file lacks them
     output_tokens: np.ndarray | None
@@ -134,6 +138,10 @@ class Trace:
     notices: list[str]
     span_s: float  # last − first arrival
     start: str | None  # the first absolute timestamp as ISO 8601 text (Azure), else None
+    #: per request, where the file carries prefix block ids (the Mooncake format): the group of
+    #: requests that share a prefix (-1: none), and how many prompt tokens of it are shared
+    prefix_group: np.ndarray | None = None
+    prefix_tokens: np.ndarray | None = None
 
     def summary(self) -> dict:
         """Plain figures for a table or JSON: ``requests``, ``span_s``, ``mean_rate_per_s``
@@ -471,6 +479,10 @@ def _check_numbers(
 
 
 def _parse(name: str, data: bytes, max_rows: int) -> Trace:
+    from model.readers import mooncake
+
+    if mooncake.looks_like_mooncake(data):
+        return _parse_mooncake(name, data, max_rows)
     start, header_line, header = _find_header(name, data)
     fmt, fields, position = _detect(name, header)
     n_fields = len(fields)
@@ -643,6 +655,46 @@ def _parse(name: str, data: bytes, max_rows: int) -> Trace:
         notices=notices,
         span_s=float(arrival[-1] - arrival[0]),
         start=start_text,
+    )
+
+
+def _parse_mooncake(name: str, data: bytes, max_rows: int) -> Trace:
+    """A Mooncake JSON Lines trace (:mod:`model.readers.mooncake`), sorted by arrival with
+    its tokens and prefixes, counted from the first request."""
+    from model.readers import mooncake
+
+    text = data.decode("utf-8-sig")
+    times, inputs, outputs, group, prefix, refused, problems, notices, blank = mooncake.parse(
+        name, text, max(1, int(max_rows))
+    )
+    order = np.argsort(times, kind="stable")
+    moved = int(np.count_nonzero(order != np.arange(order.size)))
+    if moved:
+        notices.append(f"rows were not in time order: sorted ({moved:,} rows moved)")
+    times, inputs, outputs = times[order], inputs[order], outputs[order]
+    group, prefix = group[order], prefix[order]
+    first = float(times[0])
+    if first > 0:
+        notices.append(f"arrivals are counted from the first request, at {first:g} s in the file")
+    arrival = np.ascontiguousarray(times - first, dtype=np.float64)
+    if blank:
+        notices.append(f"{_count(blank, 'blank line')} skipped")
+    if refused > len(problems):
+        problems = [*problems, Problem("", f"… and {refused - len(problems):,} more refused rows")]
+    return Trace(
+        name=name,
+        format="mooncake",
+        arrival_s=arrival,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        rows=int(arrival.size),
+        rows_refused=refused,
+        problems=problems,
+        notices=notices,
+        span_s=float(arrival[-1] - arrival[0]),
+        start=None,
+        prefix_group=group if bool(np.any(prefix > 0)) else None,
+        prefix_tokens=prefix if bool(np.any(prefix > 0)) else None,
     )
 
 
