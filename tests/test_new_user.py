@@ -107,6 +107,7 @@ def test_the_measurements_page_offers_to_set_the_scenario_from_the_file(tmp_path
     assert not at.exception, [e.value for e in at.exception]
     warned = " ".join(w.value for w in at.warning)
     assert "Qwen" in warned and "H200" in warned
+    assert [b for b in at.button if b.key == "w_meas_setup_top_0"]  # beside the warning too
     [b for b in at.button if b.label == "Set the scenario to what this file states"][0].click()
     at.run()
     assert not at.exception

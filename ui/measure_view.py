@@ -152,6 +152,17 @@ def mismatch_warning(s: Scenario, sets: list[Dataset]) -> None:
         "(each data set's section under What was read has the settings it states), or remove "
         "the data sets of other set-ups:\n\n" + "\n".join(lines)
     )
+    for i, ds in enumerate(sets):  # one click to what a file states (issue 40, item 1)
+        stated = [] if data.example_for(ds) is not None else setup_mismatch(s, ds.conditions)[1]
+        if stated:
+            st.button(
+                f"Set the scenario to what {md_escape(ds.name)} states",
+                key=f"w_meas_setup_top_{i}",
+                on_click=state.apply_change,
+                args=(stated,),
+                help=", ".join(f"{k}={v}" for k, v in stated),
+                icon=":material/tune:",
+            )
 
 
 def read_area(s: Scenario, sets: list[Dataset]) -> None:

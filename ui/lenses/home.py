@@ -213,8 +213,9 @@ SERVING = Metrics(
         ),
     ),
     caption=lambda v: (
-        f"One replica of {v.s.gpus} GPU(s) with the {v.s.engine_id} profile, {v.s.num_requests:,}"
-        f"-request runs of {v.s.prompt_tokens:,} prompt and {v.s.output_tokens:,} output tokens:"
+        f"One replica is {v.s.gpus} GPU(s) under the {v.s.engine_profile.name} profile, sized "
+        f"by runs of {v.s.prompt_tokens:,}-token prompts and {v.s.output_tokens:,}-token "
+        f"outputs; the rate is the sidebar's request rate ({v.s.request_rate} req/s)."
         if _serves(v)
         else "The scenario cannot serve one request: its weights or one request's KV cache "
         "do not fit (the Serving page says which)."
