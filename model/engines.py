@@ -223,6 +223,9 @@ class EngineFigures(BaseModel):
     )
     sampler_bytes_per_seq_vocab: float = Field(0.0, ge=0, le=1000)
     max_num_batched_tokens_small_gpu: int | None = Field(None, ge=1, le=10_000_000)
+    #: the prefill chunk on GPUs of ``large_gpu_gib`` or more (SGLang: 16384 from 160 GiB)
+    max_num_batched_tokens_large_gpu: int | None = Field(None, ge=1, le=10_000_000)
+    large_gpu_gib: float | None = Field(None, ge=0, le=100000)
     startup: StartupExtras = Field(default_factory=StartupExtras)
     eager_startup: StartupExtras | None = Field(
         None, description="the start-up steps with enforce-eager (no graphs, no compile)"
@@ -559,7 +562,8 @@ def engine_values(
         the PCIe one. [GB/s]
     memory_gib : float
         GPU memory; below the profile's ``small_gpu_gib`` the engine's smaller prefill chunk
-        applies (vLLM: 2048 tokens instead of 8192). [GiB]
+        applies (vLLM: 2048 tokens instead of 8192), from its ``large_gpu_gib`` its larger one
+        (SGLang: 16384 from 160 GiB). [GiB]
     weights_dtype : str
         The weights' dtype: the profile's ``dtype_efficiency`` for it replaces the BF16
         efficiencies (FP8 scaled-mm kernels reach less; MXFP4 experts run a slower MoE path).
@@ -626,6 +630,10 @@ def engine_values(
         "max_num_batched_tokens": (
             fig.max_num_batched_tokens_small_gpu
             if fig.max_num_batched_tokens_small_gpu and small
+            else fig.max_num_batched_tokens_large_gpu
+            if fig.max_num_batched_tokens_large_gpu
+            and fig.large_gpu_gib is not None
+            and memory_gib >= fig.large_gpu_gib
             else fig.max_num_batched_tokens
         ),
         "max_num_seqs": fig.max_num_seqs_small_gpu if small else fig.max_num_seqs,

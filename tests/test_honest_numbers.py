@@ -691,3 +691,20 @@ def test_the_a100_takes_vllms_small_batch_defaults(scenario):
     # a link pinned to 2026.12.1 keeps the defaults it had
     pinned = scenario(hardware="a100-80gb", gpus=1, engine="vllm@2026.12.1").effective()
     assert (pinned.max_num_batched_tokens, pinned.max_num_seqs) == (8192, 1024)
+
+
+@pytest.mark.parametrize(
+    "hardware, chunk",
+    [("rtx-4090", 2048), ("h100-sxm", 8192), ("h200", 8192), ("b200", 16384), ("mi300x", 16384)],
+)
+def test_sglang_chunks_prefill_by_the_gpus_memory_as_its_server_args_do(hardware, chunk):
+    """SGLang 0.5's _handle_chunked_prefill_size: 2048 under 35 GiB, 8192 under 160 GiB,
+    16384 from 160 GiB (revision 2026.12.6; a link naming sglang@2026.12.5 keeps 8192)."""
+    from model.overrides import resolve
+
+    s = resolve([("engine", "sglang"), ("hardware", hardware), ("model", "llama-3.1-8b"),
+                 ("gpus", "1")])[0].effective()  # fmt: skip
+    assert s.max_num_batched_tokens == chunk
+    old = resolve([("engine", "sglang@2026.12.5"), ("hardware", hardware),
+                   ("model", "llama-3.1-8b"), ("gpus", "1")])[0].effective()  # fmt: skip
+    assert old.max_num_batched_tokens == min(chunk, 8192)
