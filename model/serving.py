@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import launch, memory, roofline
+from model import launch, memory, roofline, steplog
 from model.decode import (
     allreduce_s,
     dense_matmul_params,
@@ -68,6 +68,7 @@ from model.decode import (
     weights_read_bytes,
 )
 from model.scenario import Scenario
+from model.steplog import StepLog
 from model.units import MS, US
 
 BLOCK_TOKENS = 16  # vLLM's default KV block size [tokens]
@@ -509,8 +510,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     """Serve the workload ``wl`` on one replica of ``s``; per-request times and the engine's
     per-step record (the module docstring gives the rules).
 
-    Returns arrays per request (``send_s``, ``entry_s``, ``first_token_s``, ``finish_s``,
-    ``prompt_tokens``, ``output_tokens``, ``preempted``) and per step (``step_end_s``,
+    Returns a :class:`Sim`: arrays per request (``send_s``, ``entry_s``, ``first_token_s``,
+    ``finish_s``, ``prompt_tokens``, ``output_tokens``, ``preempted``), the engine's steps as
+    runs (``steps``, a :class:`model.steplog.StepLog`; per step on first access: ``step_end_s``,
     ``step_s``, ``step_batch``: sequences in the step, ``step_itl_tokens``: its tokens that are
     not a request's first, ``step_kv_blocks``: blocks in use after it), ``itl_extra_s`` (the gaps
     across preemptions), ``kv_blocks`` (the cache) and ``max_num_seqs``.
@@ -960,60 +962,72 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         if lru:
             evict()
 
-    runs_n = np.asarray(rec_n, dtype=np.int64)
-    run_batch = np.repeat(np.asarray(rec_batch, dtype=np.int64), runs_n)
-    if rec_b0:
-        b0, b1 = np.asarray(rec_b0, dtype=np.int64), np.asarray(rec_b1, dtype=np.int64)
-        frac = (np.arange(runs_n.sum()) - np.repeat(np.cumsum(runs_n) - runs_n, runs_n) + 1) / (
-            np.repeat(runs_n, runs_n)
-        )
-        run_blocks = np.repeat(b0, runs_n) + np.floor(np.repeat(b1 - b0, runs_n) * frac)
-        run_blocks = np.floor(run_blocks / L)  # layer-blocks → blocks of every layer
-    else:
-        run_blocks = np.zeros(0)
-    # the runs' steps, in run order: closed form where the run was affine, else as evaluated
-    if rec_n:
-        aff = np.asarray(rec_aff, dtype=float).reshape(-1, 3)
-        t0, A, Bs = (np.repeat(aff[:, c], runs_n) for c in range(3))
-        j = np.arange(runs_n.sum()) - np.repeat(np.cumsum(runs_n) - runs_n, runs_n)
-        dt_runs = A + Bs * j
-        end_runs = t0 + (j + 1) * A + Bs * j * (j + 1) / 2
-        explicit = np.isnan(t0)
-        if explicit.any():
-            dt_runs[explicit] = np.concatenate(rec_dt)
-            end_runs[explicit] = np.concatenate(rec_end)
-    else:
-        dt_runs = end_runs = np.zeros(0)
-    end_all = np.concatenate([end_runs, np.asarray(one_end, dtype=float)])
-    order = np.argsort(end_all, kind="stable")
+    aff = np.asarray(rec_aff, dtype=float).reshape(-1, 3)
+    log = StepLog.of(
+        t0=aff[:, 0].copy(),
+        a=aff[:, 1].copy(),
+        bs=aff[:, 2].copy(),
+        n=np.asarray(rec_n, dtype=np.int64),
+        batch=np.asarray(rec_batch, dtype=np.int64),
+        b0=np.asarray(rec_b0, dtype=np.int64),
+        b1=np.asarray(rec_b1, dtype=np.int64),
+        exp_end=np.concatenate(rec_end) if rec_end else np.zeros(0),
+        exp_dt=np.concatenate(rec_dt) if rec_dt else np.zeros(0),
+        one_end=np.asarray(one_end, dtype=float),
+        one_dt=np.asarray(one_dt, dtype=float),
+        one_batch=np.asarray(one_batch, dtype=np.int64),
+        one_itl=np.asarray(one_itl, dtype=np.int64),
+        one_blocks=np.asarray(one_blocks, dtype=np.int64),
+        layers=L,
+    )
+    return Sim(
+        {
+            "send_s": send,
+            "entry_s": entry,
+            "prefix_hit_tokens": hit_tokens,
+            "prefix_cache_queried_tokens": int(pcs["queried"]),
+            "prefix_cache_hit_tokens": int(pcs["hit"]),
+            "prefix_caching": bool(pc["on"]),
+            "first_token_s": first,
+            "finish_s": finish,
+            "prompt_tokens": prompts,
+            "output_tokens": outputs,
+            "preempted": preempted,
+            "steps": log,
+            "itl_extra_s": np.array(itl_extra, dtype=float),
+            "itl_stall_s": np.array(itl_more_v, dtype=float),
+            "itl_stall_tokens": np.array(itl_more_w, dtype=np.int64),
+            "kv_blocks": cap // L,
+            "max_num_seqs": max_seqs,
+            "open_loop": wl.open_loop,
+        }
+    )
 
-    def merged(runs, ones, dtype):
-        return np.concatenate([runs, np.asarray(ones, dtype=float)])[order].astype(dtype)
 
-    return {
-        "send_s": send,
-        "entry_s": entry,
-        "prefix_hit_tokens": hit_tokens,
-        "prefix_cache_queried_tokens": int(pcs["queried"]),
-        "prefix_cache_hit_tokens": int(pcs["hit"]),
-        "prefix_caching": bool(pc["on"]),
-        "first_token_s": first,
-        "finish_s": finish,
-        "prompt_tokens": prompts,
-        "output_tokens": outputs,
-        "preempted": preempted,
-        "step_end_s": end_all[order],
-        "step_s": merged(dt_runs, one_dt, float),
-        "step_batch": merged(run_batch, one_batch, np.int64),
-        "step_itl_tokens": merged(run_batch, one_itl, np.int64),
-        "step_kv_blocks": merged(run_blocks, np.floor(np.asarray(one_blocks, float) / L), np.int64),
-        "itl_extra_s": np.array(itl_extra, dtype=float),
-        "itl_stall_s": np.array(itl_more_v, dtype=float),
-        "itl_stall_tokens": np.array(itl_more_w, dtype=np.int64),
-        "kv_blocks": cap // L,
-        "max_num_seqs": max_seqs,
-        "open_loop": wl.open_loop,
-    }
+class Sim(dict):
+    """A run's record (:func:`simulate`): its per-step arrays (``step_end_s``, ``step_s``,
+    ``step_batch``, ``step_itl_tokens``, ``step_kv_blocks``) are expanded from the compact
+    :class:`model.steplog.StepLog` under ``steps`` only when first asked for."""
+
+    STEP_KEYS = ("step_end_s", "step_s", "step_batch", "step_itl_tokens", "step_kv_blocks")
+
+    def __missing__(self, key):
+        if key not in self.STEP_KEYS:
+            raise KeyError(key)
+        self.update(self["steps"].expanded())
+        return self[key]
+
+
+def _streamed(sim: dict) -> bool:
+    """Whether :func:`figures` summarises the run from its step runs (a long run whose runs
+    allow it) rather than from the expanded per-step arrays."""
+    log = sim.get("steps")
+    return (
+        log is not None
+        and log.steps > steplog.EXPAND_STEPS
+        and log.streamable
+        and "step_s" not in sim
+    )
 
 
 def _steps_to_reach(A: float, Bs: float, D: float, k: int) -> int:
@@ -1114,16 +1128,34 @@ def figures(sim: dict, s: Scenario) -> dict:
     duration = float(np.nanmax(fin)) - t0 if len(fin) else 0.0
     duration = max(duration, 1e-12)
     n = len(send)
-    itl_w = sim["step_itl_tokens"]
-    itl_v = sim["step_s"] / MS
     extra = sim["itl_extra_s"] / MS
-    if len(extra):
-        itl_v = np.concatenate([itl_v, extra])
-        itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
     stalled = sim.get("itl_stall_s")
-    if stalled is not None and len(stalled):
-        itl_v = np.concatenate([itl_v, stalled / MS])
-        itl_w = np.concatenate([itl_w, sim["itl_stall_tokens"]])
+    streamed = _streamed(sim)
+    if streamed:  # a long run: from its step runs, never expanded (issue 40, R2)
+        log = sim["steps"]
+        extra_v, extra_w = extra, np.ones(len(extra))
+        if stalled is not None and len(stalled):
+            extra_v = np.concatenate([extra_v, stalled / MS])
+            extra_w = np.concatenate([extra_w, sim["itl_stall_tokens"].astype(float)])
+        itl_mean = log.itl_mean(extra_v, extra_w, 1.0 / MS)
+        itl_stats = (
+            (None,) * 4
+            if itl_mean is None
+            else (
+                itl_mean,
+                *map(float, log.itl_percentiles((50, 90, 99), extra_v, extra_w, 1.0 / MS)),
+            )  # fmt: skip
+        )
+    else:
+        itl_w = sim["step_itl_tokens"]
+        itl_v = sim["step_s"] / MS
+        if len(extra):
+            itl_v = np.concatenate([itl_v, extra])
+            itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
+        if stalled is not None and len(stalled):
+            itl_v = np.concatenate([itl_v, stalled / MS])
+            itl_w = np.concatenate([itl_w, sim["itl_stall_tokens"]])
+        itl_stats = _stats(itl_v, itl_w)
     out: dict = {
         "completed": int(n),
         "duration": duration,
@@ -1133,25 +1165,24 @@ def figures(sim: dict, s: Scenario) -> dict:
         "output_throughput": float(out_tok.sum()) / duration,
         "total_token_throughput": float(out_tok.sum() + in_tok.sum()) / duration,
     }
-    for name, values, weights in (  # vLLM's order
-        ("ttft", ttft, None),
-        ("tpot", tpot, None),
-        ("itl", itl_v, itl_w),
-        ("e2el", e2el, None),
-    ):
-        stats = _stats(values, weights)
+    for name, values in (("ttft", ttft), ("tpot", tpot), ("itl", None), ("e2el", e2el)):
+        stats = itl_stats if values is None else _stats(values)  # vLLM's order
         for k, value in zip(("mean", "median", "p90", "p99"), stats, strict=True):
             out[f"{k}_{name}_ms"] = value
     good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
     out["goodput"] = float(good.sum()) / duration
     out["slo_met_share"] = float(good.mean()) if n else 0.0
-    batch = sim["step_batch"]
-    out["mean_batch"] = float(batch.mean()) if len(batch) else 0.0
-    out["max_batch"] = int(batch.max()) if len(batch) else 0
     cap = max(sim["kv_blocks"], 1)
-    out["peak_kv_cache_usage"] = (
-        float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
-    )
+    if streamed:
+        out["mean_batch"], out["max_batch"] = log.batch_stats()
+        out["peak_kv_cache_usage"] = float(log.peak_blocks()) / cap
+    else:
+        batch = sim["step_batch"]
+        out["mean_batch"] = float(batch.mean()) if len(batch) else 0.0
+        out["max_batch"] = int(batch.max()) if len(batch) else 0
+        out["peak_kv_cache_usage"] = (
+            float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
+        )
     out["preemptions"] = int(sim["preempted"].sum())
     queried = int(sim.get("prefix_cache_queried_tokens", 0))
     hit = int(sim.get("prefix_cache_hit_tokens", 0))
@@ -1185,6 +1216,8 @@ def saturated(sim: dict) -> bool:
 def _first_step_end(sim: dict) -> float:
     """End of the first engine step that ran no prefill chunk: from then on a request still
     waiting was queued behind others, not merely chunked."""
+    if _streamed(sim):
+        return sim["steps"].first_alone_end()
     end, itl, batch = sim["step_end_s"], sim["step_itl_tokens"], sim["step_batch"]
     alone = np.nonzero(batch == itl)[0]
     return float(end[alone[0]]) if len(alone) else float("inf")
@@ -1192,19 +1225,25 @@ def _first_step_end(sim: dict) -> float:
 
 def timeline(sim: dict, points: int = 1500) -> dict:
     """Batch size, queue length and KV-cache use over one run, thinned to ``points`` steps."""
-    end = sim["step_end_s"]
-    if not len(end):
+    streamed = _streamed(sim)
+    steps = sim["steps"].steps if streamed else len(sim["step_end_s"])
+    if not steps:
         return {k: np.zeros(0) for k in ("t_s", "batch", "queue", "kv_cache_usage")}
-    idx = np.unique(np.linspace(0, len(end) - 1, min(points, len(end))).astype(int))
-    t = end[idx]
+    idx = np.unique(np.linspace(0, steps - 1, min(points, steps)).astype(int))
+    if streamed:  # the sampled steps straight from the runs
+        got = sim["steps"].sample(idx)
+        t, batch, blocks = got["end"], got["batch"], got["blocks"]
+    else:
+        t = sim["step_end_s"][idx]
+        batch, blocks = sim["step_batch"][idx], sim["step_kv_blocks"][idx]
     entered = np.sort(sim["entry_s"])
     started = np.sort(sim["first_token_s"][np.isfinite(sim["first_token_s"])])
     queue = np.searchsorted(entered, t, side="right") - np.searchsorted(started, t, side="right")
     return {
         "t_s": t,
-        "batch": sim["step_batch"][idx],
+        "batch": batch,
         "queue": np.maximum(queue, 0),
-        "kv_cache_usage": sim["step_kv_blocks"][idx] / max(sim["kv_blocks"], 1),
+        "kv_cache_usage": blocks / max(sim["kv_blocks"], 1),
     }
 
 
