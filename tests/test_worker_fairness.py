@@ -187,7 +187,7 @@ def test_a_frozen_worker_is_stopped_at_its_budget_and_replaced(fresh_pool, monke
     s = scen(("seed", 4401))
     with pytest.raises(w.WorkerFailed) as err, hang_guard(120):
         w._ask(s.raw.model_dump(mode="json"), budget_s=1)
-    assert "ran past the 1 s" in err.value.message and not err.value.again
+    assert "ran past the 1 s" in err.value.message and err.value.again  # not kept: may finish later
     assert _dead(handed[0])  # stopped, not left holding its slot
     assert w._lanes.running() == {w.LIGHT: 0, w.HEAVY: 0}
     monkeypatch.undo()  # the next job gets a fresh worker that answers

@@ -86,7 +86,8 @@ _cache: OrderedDict[tuple, dict] = OrderedDict()
 class WorkerFailed(Exception):
     """A job the workers could not finish (past its time or memory budget, or its worker died
     twice), in one sentence for the page; ``again`` says whether running the same job again
-    could succeed (a died worker) or would fail the same way (a budget)."""
+    could succeed (a died worker, a time budget a busy machine used up) or would fail the same
+    way (the memory cap)."""
 
     def __init__(self, message: str, again: bool = False):
         super().__init__(message)
@@ -416,9 +417,10 @@ def _ask(
             log.warning("a worker passed its %g s budget on a %s job; stopped", budget_s, kind)
             _stop(proc)
             _lanes.release(turn)
-            raise WorkerFailed(
+            raise WorkerFailed(  # not kept: on a less busy server the same job may finish
                 f"it ran past the {budget_s:g} s a page may compute on this shared server and "
-                "was stopped (its worker was replaced)"
+                "was stopped (its worker was replaced)",
+                again=True,
             ) from None
         except MovedOn:  # the session changed something: its stale job is not finished
             _stop(proc)
