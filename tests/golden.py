@@ -55,6 +55,10 @@ PAGES = {
             "Breakdown and downloads",
         ],
     ),
+    "pages/2_Serving.py": (
+        "t_serving",
+        ["Latency against load", "One run", "Pareto front", "Downloads"],
+    ),
     "pages/3_Launch_overhead.py": (
         "t_launch",
         [

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from model import compare as _compare
 from model.compare import Row
-from model.evaluate import summary
 from model.scenario import Scenario
 from ui.lens import Lens
 from ui.lenses.cold_start import COLD_START
@@ -27,10 +26,14 @@ ROWS: tuple[Row, ...] = tuple(row for lens in LENSES for row in lens.rows)
 
 
 def compare(scenarios: list[Scenario]) -> list[dict]:
-    """The Compare table (:func:`model.compare.compare`) over every lens's rows."""
+    """The Compare table (:func:`model.compare.compare`) over every lens's rows, each row read
+    from its own lens's computation (a new lens's rows have values without a special case;
+    issue 41)."""
 
     def summarise(s: Scenario) -> dict:
-        serving = SERVING.figures(SERVING.compute(s, None))  # primes the capacity search
-        return {**summary(s), **serving}
+        figures: dict = {}
+        for lens in LENSES:
+            figures.update(lens.figures(lens.compute(s, None)))
+        return figures
 
     return _compare.compare(scenarios, ROWS, summarise)
