@@ -215,7 +215,8 @@ SERVING = Metrics(
     caption=lambda v: (
         f"One replica is {v.s.gpus} GPU(s) under the {v.s.engine_profile.name} profile, sized "
         f"by runs of {v.s.prompt_tokens:,}-token prompts and {v.s.output_tokens:,}-token "
-        f"outputs; the rate is the sidebar's request rate ({v.s.request_rate} req/s)."
+        f"outputs; the rate is the scenario's request rate ({v.s.request_rate} req/s, set on the "
+        "Serving page)."
         if _serves(v)
         else "The scenario cannot serve one request: its weights or one request's KV cache "
         "do not fit (the Serving page says which)."
