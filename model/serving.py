@@ -1486,6 +1486,24 @@ def replica(s: Scenario) -> dict | None:
     }
 
 
+def replica_summary(s: Scenario) -> dict:
+    """A replica's capacity for the landing page, from :func:`replica` (the search when it is
+    at hand, else one request's figures; ``basis`` says which): ``capacity_per_s``, the
+    ``replicas_needed`` at the scenario's rate, and light-load ``ttft_ms`` and ``tpot_ms``;
+    ``fits`` False when the scenario cannot serve."""
+    rep = replica(s)
+    if rep is None:
+        return {"fits": False}
+    return {
+        "fits": True,
+        "basis": rep["basis"],
+        "capacity_per_s": rep["capacity_per_s"],
+        "replicas_needed": _replicas(s.request_rate, rep["capacity_per_s"]),
+        "ttft_ms": rep["ttft_s"] * 1e3,
+        "tpot_ms": rep["tpot_s"] * 1e3,
+    }
+
+
 def _replicas(rate, per_replica: float) -> int | None:
     """⌈rate / per_replica⌉ replicas (at least one); None for ``inf`` or no capacity."""
     if rate == "inf" or per_replica <= 0:
@@ -1646,6 +1664,13 @@ def _remember(cache: OrderedDict, key: str, value) -> None:
         cache.popitem(last=False)
 
 
+def pareto_best(points: list[dict], tokens_per_s_per_user: float) -> dict | None:
+    """Of :func:`pareto`'s points at least ``tokens_per_s_per_user`` fast (the TPOT SLO's
+    speed, 1000 / ``tpot_slo_ms``), the one with the most tok/s per GPU; None when none is."""
+    fast = [p for p in points if p["tokens_per_s_per_user"] >= tokens_per_s_per_user]
+    return max(fast, key=lambda p: p["tokens_per_s_per_gpu"]) if fast else None
+
+
 # ------------------------------------------------------------------------------- sections
 
 
@@ -1736,6 +1761,13 @@ def _predicted_parts(s: Scenario, search_only: bool) -> tuple[float, float, floa
     return chunk_steps, decode_steps, requests
 
 
+def predicted(s: Scenario, search_only: bool = False) -> tuple[float, float]:
+    """(:func:`predicted_steps`, :func:`predicted_work`) of ``s`` from one estimate."""
+    chunk_steps, decode_steps, requests = _predicted_parts(s, search_only)
+    work = decode_steps + CHUNK_STEP_WORK * chunk_steps + REQUEST_WORK * requests
+    return chunk_steps + decode_steps, work
+
+
 def predicted_steps(s: Scenario, search_only: bool = False) -> float:
     """Engine steps the Serving lens would simulate for ``s``, from its size alone, before it
     starts: every request's prefill takes ``ceil(prompt / max_num_batched_tokens)`` steps, and
@@ -1744,8 +1776,7 @@ def predicted_steps(s: Scenario, search_only: bool = False) -> float:
     saturation) as many as the KV cache and ``max_num_seqs`` hold, for the run itself the rate
     times one request's time alone (Little's law; :func:`model.request.request_figures`),
     capped by ``max_concurrency``. The run's memory grows with it (issue 40)."""
-    chunk_steps, decode_steps, _ = _predicted_parts(s, search_only)
-    return chunk_steps + decode_steps
+    return predicted(s, search_only)[0]
 
 
 #: what the simulator spends, in decode steps' worth: a prefill chunk step (an explicit step
@@ -1758,17 +1789,14 @@ CHUNK_STEP_WORK, REQUEST_WORK = 6.0, 9.0
 def predicted_work(s: Scenario, search_only: bool = False) -> float:
     """The simulator's work for the Serving lens on ``s`` in decode steps' worth
     (:data:`CHUNK_STEP_WORK`, :data:`REQUEST_WORK`): what its time grows with."""
-    chunk_steps, decode_steps, requests = _predicted_parts(s, search_only)
-    return decode_steps + CHUNK_STEP_WORK * chunk_steps + REQUEST_WORK * requests
+    return predicted(s, search_only)[1]
 
 
 def search_over_budget(s: Scenario) -> bool:
     """The capacity search and sweep alone (what Scale to zero, Home and Compare need) would
     pass :data:`SERVER_MAX_STEPS` or :data:`SERVER_MAX_WORK`."""
-    return (
-        predicted_steps(s, search_only=True) > SERVER_MAX_STEPS
-        or predicted_work(s, search_only=True) > SERVER_MAX_WORK
-    )
+    steps, work = predicted(s, search_only=True)
+    return steps > SERVER_MAX_STEPS or work > SERVER_MAX_WORK
 
 
 def server_refusal(s: Scenario) -> str | None:
@@ -1781,7 +1809,7 @@ def server_refusal(s: Scenario) -> str | None:
             f"{s.num_requests:,} requests is more than this shared server simulates for one "
             f"page (at most {SERVER_MAX_REQUESTS:,}); run it on your own machine: {_cli(s)}"
         )
-    steps, work = predicted_steps(s), predicted_work(s)
+    steps, work = predicted(s)
     if steps > SERVER_MAX_STEPS or work > SERVER_MAX_WORK:
         return (
             f"this run would simulate about {steps:,.0f} engine steps (prefill chunks of "

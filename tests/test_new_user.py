@@ -194,10 +194,10 @@ def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
     assert len(lines) == len(groups) and all("lines" in d["mode"] for d in lines)
     assert fig.spec["layout"]["xaxis"]["type"] == "log"
     assert fig.spec["layout"]["xaxis"]["dtick"] == 1
-    best = serving_charts.pareto_read_off(points, 25.0)
+    best = serving.pareto_best(points, 25.0)
     fast = [p for p in points if p["tokens_per_s_per_user"] >= 25.0]
     assert best["tokens_per_s_per_gpu"] == max(p["tokens_per_s_per_gpu"] for p in fast)
-    assert serving_charts.pareto_read_off(points, 1e9) is None
+    assert serving.pareto_best(points, 1e9) is None
     v = SERVING.view(s, serving.serving_lens(s))
     note = SERVING.texts["pareto_note"](v)
     assert "same for one replica or several" in note and f"{25.0:.3g} tok/s per user" in note

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model import serving
 from ui.chart_common import (
     BLUE,
     GREEN,
@@ -128,13 +129,6 @@ def timeline_figure(tl: dict, max_num_seqs: int):
     return figure(data, layout)
 
 
-def pareto_read_off(points: list[dict], target_per_user: float) -> dict | None:
-    """The configuration with the most tok/s per GPU among those at least ``target_per_user``
-    tok/s per user fast (the TPOT SLO's speed), or None when none is that fast."""
-    fast = [p for p in points if p["tokens_per_s_per_user"] >= target_per_user]
-    return max(fast, key=lambda p: p["tokens_per_s_per_gpu"]) if fast else None
-
-
 def pareto_figure(points: list[dict], current: dict, target_per_user: float | None = None):
     """Output tok/s per GPU against tok/s per user: a line per TP × weights dtype across
     ``max_num_seqs`` (labelled), the front dashed, the scenario's own configuration ringed,
@@ -207,7 +201,7 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
                 },
             }
         )
-    best = pareto_read_off(points, target_per_user) if target_per_user else None
+    best = serving.pareto_best(points, target_per_user) if target_per_user else None
     if best is not None:
         data.append(
             {

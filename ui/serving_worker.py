@@ -295,7 +295,8 @@ class MovedOn(Exception):
 POLL_S = 0.1  #: how often a waiting session checks whether it has moved on
 
 
-def _ctx():
+def run_context():
+    """The calling Streamlit script run's context, or None outside one (a report, a test)."""
     try:
         from streamlit.runtime.scriptrunner import get_script_run_ctx
 
@@ -306,7 +307,7 @@ def _ctx():
 
 def session_key() -> str:
     """Whose job this is: the Streamlit session's id, or the calling thread's outside one."""
-    ctx = _ctx()
+    ctx = run_context()
     sid = getattr(ctx, "session_id", None) if ctx is not None else None
     return str(sid) if sid else f"thread-{threading.get_ident()}"
 
@@ -319,7 +320,7 @@ def session_moved_on() -> bool:
     try:
         from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
-        ctx = _ctx()
+        ctx = run_context()
         if ctx is None:
             return False
         state = getattr(getattr(ctx, "script_requests", None), "_state", None)
@@ -471,8 +472,8 @@ def describe(s: Scenario) -> str:
     (issue 40, item 4): the run's size, and whether it waits for a turn first."""
     s = s.effective()
     rate = "all at once" if s.request_rate == "inf" else f"at {float(s.request_rate):g} req/s"
-    steps = serving.predicted_steps(s)
-    lane = _lane_of(s)
+    steps, work = serving.predicted(s)
+    lane = HEAVY if work > HEAVY_WORK else LIGHT  # as _lane_of, from the same estimate
     busy = _lanes.running()[lane] >= _lanes.sizes[lane]
     wait = "; every worker is busy, so it waits for a turn first" if busy else ""
     return (

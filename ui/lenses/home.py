@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from model import serving
 from model.evaluate import summary
 from ui import serving_worker
 from ui.layout import fmt
@@ -131,33 +132,9 @@ SCALE_TO_ZERO = Metrics(
 )
 
 
-def _serving_summary(s) -> dict:
-    """The Serving lens's capacity for the landing page (issue 40, item 6), from the search
-    the worker has just run (:func:`ui.serving_worker.prime`; never run here): a replica's
-    rate within the SLO, the replicas the scenario's rate needs, and light-load TTFT and
-    TPOT; ``basis`` says where a search could not stand behind it."""
-    import math
-
-    from model import serving
-
-    rep = serving.replica(s)
-    if rep is None:
-        return {"fits": False}
-    rate = math.inf if s.request_rate == "inf" else float(s.request_rate)
-    cap = rep["capacity_per_s"]
-    return {
-        "fits": True,
-        "basis": rep["basis"],
-        "capacity_per_s": cap,
-        "replicas_needed": math.ceil(rate / cap) if cap > 0 and math.isfinite(rate) else None,
-        "ttft_ms": rep["ttft_s"] * 1e3,
-        "tpot_ms": rep["tpot_s"] * 1e3,
-    }
-
-
 def _compute(s, trace=None) -> dict:
     serving_worker.prime(s)
-    return {**summary(s), "serving_summary": _serving_summary(s.effective())}
+    return {**summary(s), "serving_summary": serving.replica_summary(s.effective())}
 
 
 def _figures(r: dict) -> dict:

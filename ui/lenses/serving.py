@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from model import codecs
+from model import codecs, serving
 from model.compare import Row
 from ui import measure_data, serving_charts, serving_worker
 from ui.chart_common import base_layout, figure
@@ -267,10 +267,8 @@ def _group_order(name: str) -> tuple:
 
 def _shown_points(v: View) -> list[dict]:
     """The sweep's points the page's filter keeps (every point outside a page run)."""
-    from ui.serving_worker import _ctx
-
     points = v.r["pareto"]
-    if _ctx() is None:  # a report or a bare call: no filter
+    if serving_worker.run_context() is None:  # a report or a bare call: no filter
         return points
     import streamlit as st
 
@@ -295,7 +293,7 @@ def _pareto_note(v: View) -> str | None:
     if not _fits(v) or not v.r["pareto"]:
         return None
     target = 1000.0 / float(v.s.tpot_slo_ms)
-    best = serving_charts.pareto_read_off(_shown_points(v), target)
+    best = serving.pareto_best(_shown_points(v), target)
     read = (
         f"At the TPOT SLO's {target:.3g} tok/s per user the most a GPU serves is "
         f"{best['tokens_per_s_per_gpu']:,.0f} tok/s (TP {best['gpus']}, {best['weights_dtype']}, "
