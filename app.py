@@ -14,8 +14,8 @@ from ui.layout import (
 from ui.lenses.home import HOME
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Inference What-If Explorer", page_icon="🧮", layout="wide")
-s = page_scenario("home", defer=True)
+lens_view.page_config(HOME.page)
+s = page_scenario(HOME.page.key, defer=True)
 shown = lens_view.run(HOME, s)
 
 st.title("Inference What-If Explorer")

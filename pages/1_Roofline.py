@@ -6,12 +6,12 @@ import streamlit as st
 from ui import lens_view
 from ui.cold_controls import decode_release_control
 from ui.formulas import roofline_formulas
-from ui.layout import assumption_line, fit_warning, lazy_tabs, scenario_caption, weights_size_notice
+from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
 from ui.lenses.roofline import ROOFLINE
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Roofline · What-If Explorer", page_icon="📈", layout="wide")
-s = page_scenario("roofline", defer=True)
+lens_view.page_config(ROOFLINE.page)
+s = page_scenario(ROOFLINE.page.key, defer=True)
 shown = lens_view.run(ROOFLINE, s)
 
 st.title("Roofline of decode and prefill")
@@ -25,10 +25,7 @@ decode_release_control(s)  # DeepSeek on a profile with early-2025 bands only
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
 draw_sidebar()  # after the headline metrics: their deltas leave first
-tabs = lazy_tabs(
-    ["Roofline and step time", "HBM per GPU", "BF16/INT4 × CUDA graphs", "Breakdown and downloads"],
-    key="t_roofline",
-)
+tabs = lens_view.page_tabs(ROOFLINE.page)
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns(2)

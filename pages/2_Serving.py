@@ -6,12 +6,12 @@ import streamlit as st
 
 from ui import lens_view, serving_view
 from ui.formulas import serving_formulas
-from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.layout import assumption_line, scenario_caption
 from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Serving · What-If Explorer", page_icon="🚦", layout="wide")
-s = page_scenario("serving", defer=True)
+lens_view.page_config(SERVING.page)
+s = page_scenario(SERVING.page.key, defer=True)
 shown = lens_view.run(SERVING, s)
 
 st.title("Serving under load: latency, capacity and GPUs")
@@ -30,9 +30,7 @@ draw_sidebar()
 serving_view.controls(s)
 
 if shown.r.get("fits"):
-    tabs = lazy_tabs(
-        ["Latency against load", "One run", "Pareto front", "Downloads"], key="t_serving"
-    )
+    tabs = lens_view.page_tabs(SERVING.page)
     if tabs[0].open:
         with tabs[0]:
             shown.chart("load")

@@ -7,12 +7,12 @@ from ui import lens_view
 from ui.buckets import bucket_editor
 from ui.cold_controls import release_control
 from ui.formulas import launch_formulas
-from ui.layout import assumption_line, fit_warning, lazy_tabs, scenario_caption, weights_size_notice
+from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
 from ui.lenses.launch import LAUNCH
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Launch overhead · What-If Explorer", page_icon="⏱️", layout="wide")
-s = page_scenario("launch", defer=True)
+lens_view.page_config(LAUNCH.page)
+s = page_scenario(LAUNCH.page.key, defer=True)
 shown = lens_view.run(LAUNCH, s)
 
 st.title("Launch overhead and CUDA graphs")
@@ -33,16 +33,7 @@ assumption_line(s, lens="launch")
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
 # change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).
 draw_sidebar()  # after the headline metrics: their deltas leave first
-tabs = lazy_tabs(
-    [
-        "Step timeline and graphs modes",
-        "Quantised models gain more",
-        "Capture buckets",
-        "The ten knobs",
-        "Breakdown and downloads",
-    ],
-    key="t_launch",
-)
+tabs = lens_view.page_tabs(LAUNCH.page)
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns([3, 2])

@@ -12,7 +12,6 @@ from ui.formulas import cold_start_formulas
 from ui.layout import (
     assumption_line,
     fit_warning,
-    lazy_tabs,
     md_escape,
     scenario_caption,
     weights_size_notice,
@@ -20,8 +19,8 @@ from ui.layout import (
 from ui.lenses.cold_start import COLD_START
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Cold start · What-If Explorer", page_icon="🧊", layout="wide")
-s = page_scenario("cold_start", defer=True)
+lens_view.page_config(COLD_START.page)
+s = page_scenario(COLD_START.page.key, defer=True)
 shown = lens_view.run(COLD_START, s)
 presets = cold_start_presets()
 
@@ -58,17 +57,7 @@ with context:
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change
 # (benchmarks/NOTES-speed.md, lever 06); the headline metrics above stay on every tab.
-tabs = lazy_tabs(
-    [
-        "Five items, optimised",
-        "Columns and savings",
-        "Item 4: storage to HBM",
-        "Sleep and warm replica",
-        "Capture sizes",
-        "Breakdown and downloads",
-    ],
-    key="t_cold",
-)
+tabs = lens_view.page_tabs(COLD_START.page)
 if tabs[0].open:
     with tabs[0]:
         left, right = st.columns(2)

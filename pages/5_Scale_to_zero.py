@@ -7,13 +7,13 @@ import streamlit as st
 from ui import economics_view as view
 from ui import lens_view
 from ui.formulas import economics_formulas
-from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.layout import assumption_line, scenario_caption
 from ui.lenses.scale_to_zero import SCALE_TO_ZERO
 from ui.sidebar import draw_sidebar, page_scenario
 from ui.text import md_escape
 
-st.set_page_config(page_title="Scale to zero · What-If Explorer", page_icon="💤", layout="wide")
-s = page_scenario("scale_to_zero", defer=True)
+lens_view.page_config(SCALE_TO_ZERO.page)
+s = page_scenario(SCALE_TO_ZERO.page.key, defer=True)
 tr = view.trace()
 shown = lens_view.run(SCALE_TO_ZERO, s)
 eco = shown.f["economics"]
@@ -39,9 +39,7 @@ with controls:
     view.controls(s)
     view.trace_area()
 
-tabs = lazy_tabs(
-    ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"], key="t_economics"
-)
+tabs = lens_view.page_tabs(SCALE_TO_ZERO.page)
 if tabs[0].open:
     with tabs[0]:
         shown.chart("strategies")

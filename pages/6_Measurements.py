@@ -11,13 +11,13 @@ from model.readers.measurements import CSV_SCHEMAS, template_csv
 from ui import lens_view
 from ui import measure_data as data
 from ui import measure_view as view
-from ui.layout import assumption_line, lazy_tabs, scenario_caption
+from ui.layout import assumption_line, scenario_caption
 from ui.lenses.measurements import MEASUREMENTS
 from ui.measure_charts import is_startup
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Measurements · What-If Explorer", page_icon="📏", layout="wide")
-s = page_scenario("measurements", defer=True)
+lens_view.page_config(MEASUREMENTS.page)
+s = page_scenario(MEASUREMENTS.page.key, defer=True)
 sets = data.datasets()
 cal: Calibration | None = None
 curves: dict = {}
@@ -69,7 +69,7 @@ if problem:
 
 shown = lens_view.show(MEASUREMENTS, s, {"cal": cal, "curves": curves})
 labels = view.tab_labels(cal)
-tabs = lazy_tabs(labels, key="t_measure")
+tabs = lens_view.page_tabs(MEASUREMENTS.page, labels)
 for label, tab in zip(labels, tabs, strict=True):
     if not tab.open:
         continue

@@ -4,13 +4,14 @@ more), every lens's headline figures as columns, each figure's change against th
 import streamlit as st
 
 from model.compare import MAX_SCENARIOS
-from ui import compare_view
+from ui import compare_view, lens_view
 from ui.layout import scenario_caption
 from ui.lenses import compare
+from ui.lenses.compare_page import PAGE
 from ui.sidebar import draw_sidebar, page_scenario
 
-st.set_page_config(page_title="Compare · What-If Explorer", page_icon="🆚", layout="wide")
-s = page_scenario("compare", defer=True)
+lens_view.page_config(PAGE)
+s = page_scenario(PAGE.key, defer=True)
 st.title("Compare scenarios")
 scenario_caption(s)
 st.markdown(

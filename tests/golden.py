@@ -36,6 +36,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ui.lenses import PAGE_OF
+from ui.lenses import PAGES as REGISTERED_PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "data" / "golden.json"
 
@@ -45,49 +48,12 @@ SCENARIOS = ["default", "seed-3b-4090", "seed-70b-fp8-cold-start", "mixtral-fp8-
 BASELINE = {"base.scenario": "seed-70b-bf16-1xh100", "base.batch": "8"}
 #: lazy tabs of each page: (session key, labels); None for a page without tabs
 PAGES = {
-    "app.py": None,
-    "pages/1_Roofline.py": (
-        "t_roofline",
-        [
-            "Roofline and step time",
-            "HBM per GPU",
-            "BF16/INT4 × CUDA graphs",
-            "Breakdown and downloads",
-        ],
-    ),
-    "pages/2_Serving.py": (
-        "t_serving",
-        ["Latency against load", "One run", "Pareto front", "Downloads"],
-    ),
-    "pages/3_Launch_overhead.py": (
-        "t_launch",
-        [
-            "Step timeline and graphs modes",
-            "Quantised models gain more",
-            "Capture buckets",
-            "The ten knobs",
-            "Breakdown and downloads",
-        ],
-    ),
-    "pages/4_Cold_start.py": (
-        "t_cold",
-        [
-            "Five items, optimised",
-            "Columns and savings",
-            "Item 4: storage to HBM",
-            "Sleep and warm replica",
-            "Capture sizes",
-            "Breakdown and downloads",
-        ],
-    ),
-    "pages/5_Scale_to_zero.py": (
-        "t_economics",
-        ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"],
-    ),
-    "pages/7_Compare.py": None,
+    page.file: (page.tab_key, list(page.tabs)) if page.tabs else None
+    for page in REGISTERED_PAGES
+    if not page.has_tabs or page.tabs  # Measurements' tabs depend on what is loaded: below
 }
 #: the Measurements page with an example data set (its tabs depend on what is loaded)
-MEASUREMENTS = "pages/6_Measurements.py"
+MEASUREMENTS = PAGE_OF["measurements"].file
 MEASURE_EXAMPLES = [
     "ex-gptoss-h100x8-tpot",
     "ex-qwen3-14b-a100-requests",
@@ -407,7 +373,7 @@ def cases():
             query = {"data": ex}
             yield (
                 f"{MEASUREMENTS}?{ex}#{label}",
-                lambda q=query, t=("t_measure", label): page_case(MEASUREMENTS, q, t),
+                lambda q=query, t=(PAGE_OF["measurements"].tab_key, label): page_case(MEASUREMENTS, q, t),
             )
 
 
@@ -423,7 +389,7 @@ def _measure_tabs(example: str) -> list[str]:
     at = AppTest.from_file(str(ROOT / MEASUREMENTS), default_timeout=120)
     at.query_params["data"] = example
     at.run()
-    return view_labels(at, "t_measure")
+    return view_labels(at, PAGE_OF["measurements"].tab_key)
 
 
 def record(dump: Path | None = None) -> dict:

@@ -1,7 +1,7 @@
-"""One contract over every registered lens (issue 41: a new lens is registered in one place,
-and a test says where it is still missing): a page with a navigation entry, an icon and a URL
-path; rows in the Compare table that have values; a section in the HTML report; golden cases
-of its page."""
+"""One contract over every registered page and lens (issue 41: a new lens is declared in one
+place, :mod:`ui.lenses`, and a test says where it is still missing): a page file the
+navigation lists, the URL path the share links use, tabs that the page draws, rows in the
+Compare table that have values, a section in the HTML report and golden cases."""
 
 from __future__ import annotations
 
@@ -12,11 +12,9 @@ import pytest
 from model import codecs
 from model.overrides import resolve
 from tests import golden
-from ui import sidebar
-from ui.lenses import LENSES, compare
+from ui.lenses import LENSES, PAGE_OF, PAGES, ROWS, compare
 
 ROOT = Path(__file__).resolve().parent.parent
-NAV = {key: path for key, path, _ in sidebar.NAV}
 
 
 @pytest.fixture(scope="module")
@@ -27,12 +25,29 @@ def report() -> str:
     return build_report(s, "http://localhost:8501/", plotly_js="")
 
 
-@pytest.mark.parametrize("lens", LENSES, ids=lambda lens: lens.key)
-def test_a_lens_has_a_page_a_nav_entry_an_icon_and_a_url_path(lens):
-    assert lens.key in NAV, "ui.sidebar.NAV"
-    assert (ROOT / NAV[lens.key]).is_file()
-    assert lens.key in sidebar.NAV_ICONS
-    assert lens.key in codecs.PAGES
+def test_the_registry_holds_every_page_file_once_in_the_navigation_order():
+    files = {"app.py", *(f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py"))}
+    assert sorted(p.file for p in PAGES) == sorted(files)
+    assert [p.order for p in PAGES] == sorted({p.order for p in PAGES})
+    assert PAGES[0].key == "home" and PAGES[0].order == 0
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.key)
+def test_a_page_has_a_url_path_a_label_and_icons(page):
+    assert codecs.PAGES[page.key] == page.url_path, "model.codecs.PAGES"
+    assert page.label and page.icon.startswith(":material/") and page.emoji
+    assert (ROOT / page.file).is_file()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.key)
+def test_a_page_draws_its_declared_tabs(page):
+    source = (ROOT / page.file).read_text(encoding="utf-8")
+    assert ("page_tabs(" in source) == page.has_tabs
+    assert len(set(page.tabs)) == len(page.tabs)
+
+
+def test_every_link_page_is_registered():
+    assert set(codecs.PAGES) == set(PAGE_OF)
 
 
 @pytest.mark.parametrize("lens", LENSES, ids=lambda lens: lens.key)
@@ -45,11 +60,20 @@ def test_a_lens_has_compare_rows_with_values(lens):
     assert all(v is not None for v in got.values()), got
 
 
+def test_the_compare_rows_are_the_lenses_rows_in_their_order():
+    assert ROWS == tuple(row for lens in LENSES for row in lens.rows)
+    assert [lens.order for lens in LENSES] == sorted({lens.order for lens in LENSES})
+
+
 @pytest.mark.parametrize("lens", LENSES, ids=lambda lens: lens.key)
 def test_a_lens_has_a_report_section(lens, report):
     assert f'<h2 id="{lens.key}">' in report
 
 
-@pytest.mark.parametrize("lens", LENSES, ids=lambda lens: lens.key)
-def test_a_lens_has_golden_cases(lens):
-    assert NAV[lens.key] in golden.PAGES
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.key)
+def test_a_page_has_golden_cases(page):
+    if page.has_tabs and not page.tabs:  # tabs that depend on what is loaded: its examples
+        assert page.file == golden.MEASUREMENTS and golden.MEASURE_EXAMPLES
+        return
+    assert page.file in golden.PAGES
+    assert golden.PAGES[page.file] == ((page.tab_key, list(page.tabs)) if page.tabs else None)

@@ -750,12 +750,12 @@ def test_a_figure_that_does_not_move_is_said_to_stay():
 def test_the_landing_page_is_listed_as_home():
     import tomllib
 
-    from ui.sidebar import NAV
+    from ui.lenses import PAGES
 
     config = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())
     assert config["client"]["showSidebarNavigation"] is False
-    assert NAV[0][1:] == ("app.py", "Home")
-    assert sorted(p for _, p, _ in NAV[1:]) == sorted(
+    assert (PAGES[0].file, PAGES[0].label) == ("app.py", "Home")
+    assert sorted(p.file for p in PAGES[1:]) == sorted(
         f"pages/{f.name}" for f in (ROOT / "pages").glob("*.py")
     )
 
@@ -787,11 +787,11 @@ def test_a_tab_on_a_page_without_tabs_leaves_the_link(path):
 
 
 def test_every_page_with_tabs_uses_lazy_tabs_and_the_others_are_listed():
-    from ui.sidebar import NAV, PAGES_WITHOUT_TABS
+    from ui.lenses import PAGES
 
-    for key, path, _ in NAV:
-        has_tabs = "lazy_tabs(" in (ROOT / path).read_text()
-        assert has_tabs != (key in PAGES_WITHOUT_TABS), path
+    for page in PAGES:
+        has_tabs = "page_tabs(" in (ROOT / page.file).read_text()
+        assert has_tabs == page.has_tabs, page.file
 
 
 def test_an_unchanged_fit_error_reads_unchanged():

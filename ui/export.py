@@ -32,7 +32,7 @@ import pandas as pd
 from model import codecs
 from model.scenario import Scenario
 from ui.chart_common import SpecFigure, figure
-from ui.text import BATCHLESS_PAGES, figure_words, plotly_text, scenario_label
+from ui.text import figure_words, plotly_text, scenario_label
 
 # ---------------------------------------------------------------------------------------------
 # Names
@@ -106,7 +106,10 @@ class Context:
 
 
 def make_context(s: Scenario, page: str, link: str, baseline: Scenario | None = None) -> Context:
-    batch = page not in BATCHLESS_PAGES  # a lens that ignores the batch does not name it
+    from ui.lenses import PAGE_OF  # the declarations import the chart builders, which import this
+
+    page_of = PAGE_OF.get(page)
+    batch = page_of is None or page_of.batch  # a lens that ignores the batch does not name it
     return Context(
         page=page,
         label=scenario_label(s, batch),

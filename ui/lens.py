@@ -15,6 +15,7 @@ No streamlit here: declarations are data, and the report renders them without a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -133,6 +134,52 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Page:
+    """One page of the app, declared once: the navigation list, the URL path, the browser tab's
+    title and icon, the tabs, the golden cases and the contract test all read it.
+
+    ``file``: the script Streamlit discovers (``app.py`` or ``pages/<n>_<Path>.py``; the number
+    orders the navigation, the rest is the URL path, Streamlit's own rule); ``label``: its name
+    in the navigation; ``icon``: the navigation's Material icon; ``emoji``: the browser tab's
+    icon; ``tabs``: the page's tab labels in order, under the widget key ``tab_key`` (a page
+    whose tabs depend on what is loaded, such as Measurements, has a ``tab_key`` and no fixed
+    ``tabs``; a page without tabs has neither); ``batch``: whether its figures depend on the
+    batch (a file name then names it)."""
+
+    key: str
+    file: str
+    label: str
+    icon: str
+    emoji: str
+    tabs: tuple[str, ...] = ()
+    tab_key: str = ""
+    batch: bool = True
+
+    @property
+    def order(self) -> int:
+        """The page's place in the navigation: the number its file name starts with (the
+        landing page first)."""
+        found = re.match(r"pages/(\d+)_", self.file)
+        return int(found.group(1)) if found else 0
+
+    @property
+    def url_path(self) -> str:
+        """The page's URL path as Streamlit derives it from the file name ("" for the landing
+        page)."""
+        found = re.match(r"pages/\d+_(.+)\.py$", self.file)
+        return found.group(1) if found else ""
+
+    @property
+    def title(self) -> str:
+        """The browser tab's title."""
+        return f"{self.label} · What-If Explorer" if self.order else "Inference What-If Explorer"
+
+    @property
+    def has_tabs(self) -> bool:
+        return bool(self.tab_key)
+
+
+@dataclass(frozen=True)
 class Lens:
     """One lens, declared once.
 
@@ -145,9 +192,10 @@ class Lens:
     the order the report shows them. ``breakdown``: the figures' sections in the page's
     Breakdown table (the first download, "Figures"); ``downloads``: the tables downloaded beside
     it, by name. ``rows``: the lens's headline figures in the Compare table and the report.
-    ``slug``: the page's name in file names; ``title``: its heading in the report."""
+    ``slug``: the page's name in file names; ``title``: its heading in the report; ``page``: its
+    page (:class:`Page`); ``order``: its place in the report and the Compare table."""
 
-    key: str
+    page: Page
     title: str
     slug: str
     compute: Callable[[Scenario, Any], dict] | None
@@ -160,6 +208,12 @@ class Lens:
     downloads: tuple[str, ...] = ()
     rows: tuple[Row, ...] = ()
     texts: dict[str, Text] = field(default_factory=dict)
+    order: int = 0
+
+    @property
+    def key(self) -> str:
+        """The lens's page key (``roofline``, ``serving``, …)."""
+        return self.page.key
 
     def view(self, s: Scenario, r: dict, base: View | None = None) -> View:
         """The view of the result ``r`` of this lens's core call for ``s``."""

@@ -18,7 +18,7 @@ from model import codecs
 from model.scenario import Scenario
 from ui import compare, layout, state
 from ui.chart_view import chart
-from ui.lens import Lens, Metric, View, text
+from ui.lens import Lens, Metric, Page, View, text
 
 
 def _compute(lens: Lens, s: Scenario, baseline: bool) -> dict:
@@ -160,3 +160,14 @@ class Shown:
             t = self.lens.table(name)
             tables[t.download] = t.build(self.view)
         layout.downloads(self.s, tables, self.lens.slug)
+
+
+def page_config(page: Page) -> None:
+    """The page's browser tab (title and icon) and layout, from its declaration."""
+    st.set_page_config(page_title=page.title, page_icon=page.emoji, layout="wide")
+
+
+def page_tabs(page: Page, labels: list[str] | None = None) -> list:
+    """The page's lazy tabs (:func:`ui.layout.lazy_tabs`) as it declares them; ``labels`` for
+    a page whose tabs depend on what is loaded (Measurements)."""
+    return layout.lazy_tabs(list(page.tabs) if labels is None else labels, key=page.tab_key)

@@ -16,6 +16,7 @@ from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, headline_hold, refreeze_after_imports, report, state
 from ui.layout import GLOSSARY, equal_row, key_name, md_escape
+from ui.lenses import PAGE_OF, PAGES
 from ui.settings import env_number
 from ui.text import modified_caption, scenario_label
 
@@ -75,41 +76,17 @@ def floor(widget_min: float, value: float | None) -> float:
 _sync = state.sync_widget
 
 
-#: the page list at the top of the sidebar: (page key, file, label). Streamlit's own list would
-#: name the landing page after its file ("app"); ``client.showSidebarNavigation`` is off and
-#: this list is drawn with ``st.page_link`` (the pages stay auto-discovered: SPEC 2)
-NAV = (
-    ("home", "app.py", "Home"),
-    ("roofline", "pages/1_Roofline.py", "Roofline"),
-    ("serving", "pages/2_Serving.py", "Serving"),
-    ("launch", "pages/3_Launch_overhead.py", "Launch overhead"),
-    ("cold_start", "pages/4_Cold_start.py", "Cold start"),
-    ("scale_to_zero", "pages/5_Scale_to_zero.py", "Scale to zero"),
-    ("measurements", "pages/6_Measurements.py", "Measurements"),
-    ("compare", "pages/7_Compare.py", "Compare"),
-)
-#: the pages that draw no tabs (``ui.layout.lazy_tabs``): a link's ``tab`` there is dropped
-PAGES_WITHOUT_TABS = ("home", "compare")
-NAV_ICONS = {
-    "home": ":material/home:",
-    "roofline": ":material/show_chart:",
-    "launch": ":material/timer:",
-    "cold_start": ":material/ac_unit:",
-    "scale_to_zero": ":material/bedtime:",
-    "measurements": ":material/straighten:",
-    "compare": ":material/compare_arrows:",
-    "serving": ":material/traffic:",
-}
-
-
 def page_list() -> None:
     """The pages, at the top of the sidebar (the scenario travels in the session)."""
     from streamlit.errors import StreamlitPageNotFoundError
 
     nav = st.sidebar.container(key="whatif_nav")
-    for key, path, label in NAV:
+    # Streamlit's own list would name the landing page after its file ("app"), so
+    # ``client.showSidebarNavigation`` is off and the declared pages (ui.lenses.PAGES) are
+    # listed with ``st.page_link``; they stay auto-discovered (SPEC 2)
+    for page in PAGES:
         try:
-            nav.page_link(path, label=label, icon=NAV_ICONS[key], width="stretch")
+            nav.page_link(page.file, label=page.label, icon=page.icon, width="stretch")
         except StreamlitPageNotFoundError:  # a page run on its own (AppTest): no app to list
             return
 
@@ -551,7 +528,7 @@ def page_scenario(page: str, defer: bool = False) -> Scenario:
     at :func:`draw_sidebar` with ``defer``)."""
     refreeze_after_imports()  # the last run's imports are live now: keep gc.collect off them
     scenario, errors = state.load_scenario(page)
-    if page in PAGES_WITHOUT_TABS and state.open_tab() is not None:
+    if not PAGE_OF[page].has_tabs and state.open_tab() is not None:
         state.forget_tab()  # a tab on a page that has none: the link drops it
     widget_errors = st.session_state.pop("_whatif_widget_errors", [])
     notice = state.baseline_notice()

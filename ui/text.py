@@ -70,11 +70,6 @@ def latency(seconds: float) -> str:
     return f"{value:#.3g} {unit}"
 
 
-#: the lenses that never read the sidebar's decode batch (their runs batch by load, or it is a
-#: start-up): their chart subtitles and files leave it out (issue 40, item 9)
-BATCHLESS_PAGES = frozenset({"serving", "cold_start", "scale_to_zero"})
-
-
 def scenario_label(s, batch: bool = True) -> str:
     """A scenario in one line of plain text (user text inside: escape it for markdown or
     Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1" (without the batch where

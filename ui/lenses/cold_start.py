@@ -10,7 +10,7 @@ from model.compare import Row
 from model.presets import cold_start_presets
 from model.ranges import is_point
 from ui import cold_charts, measure_data
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import seconds
 from ui.measure_charts import measured_waterfall
 from ui.text import md_escape, release_product
@@ -409,8 +409,28 @@ def _figures(r: dict) -> dict:
     }
 
 
-COLD_START = Lens(
+PAGE = Page(
     key="cold_start",
+    file="pages/4_Cold_start.py",
+    label="Cold start",
+    icon=":material/ac_unit:",
+    emoji="🧊",
+    tabs=(
+        "Five items, optimised",
+        "Columns and savings",
+        "Item 4: storage to HBM",
+        "Sleep and warm replica",
+        "Capture sizes",
+        "Breakdown and downloads",
+    ),
+    tab_key="t_cold",
+    batch=False,
+)
+
+
+COLD_START = Lens(
+    page=PAGE,
+    order=3,
     title="Cold start",
     slug="cold-start",
     compute=lambda s, trace=None: cold_start_lens(s),

@@ -7,7 +7,7 @@ from model import serving
 from model.evaluate import summary
 from ui import serving_worker
 from ui.layout import fmt
-from ui.lens import Lens, Metric, Metrics, View
+from ui.lens import Lens, Metric, Metrics, Page, View
 from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures, ms_latency, seconds
 from ui.text import step_ms
 
@@ -201,8 +201,17 @@ SERVING = Metrics(
 )
 
 
-HOME = Lens(
+PAGE = Page(
     key="home",
+    file="app.py",
+    label="Home",
+    icon=":material/home:",
+    emoji="🧮",
+)
+
+
+HOME = Lens(
+    page=PAGE,
     title="Summary",
     slug="home",
     compute=_compute,

@@ -10,7 +10,7 @@ from model.evaluate import launch_lens
 from model.ranges import is_point
 from ui import launch_charts, measure_data
 from ui.layout import fmt, share
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
 from ui.measure_charts import with_measured
 from ui.text import release_product, step_ms
 
@@ -258,8 +258,26 @@ def _knobs(v: View) -> str:
     )
 
 
-LAUNCH = Lens(
+PAGE = Page(
     key="launch",
+    file="pages/3_Launch_overhead.py",
+    label="Launch overhead",
+    icon=":material/timer:",
+    emoji="⏱️",
+    tabs=(
+        "Step timeline and graphs modes",
+        "Quantised models gain more",
+        "Capture buckets",
+        "The ten knobs",
+        "Breakdown and downloads",
+    ),
+    tab_key="t_launch",
+)
+
+
+LAUNCH = Lens(
+    page=PAGE,
+    order=2,
     title="Launch overhead",
     slug="launch",
     compute=lambda s, trace=None: launch_lens(s),

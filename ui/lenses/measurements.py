@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ui import measure_charts as charts
-from ui.lens import Chart, Lens, Table, View
+from ui.lens import Chart, Lens, Page, Table, View
 
 
 def _cal(v: View):
@@ -20,8 +20,18 @@ def _curves(v: View) -> dict:
     return v.r["curves"]
 
 
-MEASUREMENTS = Lens(
+PAGE = Page(
     key="measurements",
+    file="pages/6_Measurements.py",
+    label="Measurements",
+    icon=":material/straighten:",
+    emoji="📏",
+    tab_key="t_measure",
+)
+
+
+MEASUREMENTS = Lens(
+    page=PAGE,
     title="Measurements",
     slug="measurements",
     compute=None,

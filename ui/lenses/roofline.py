@@ -9,7 +9,7 @@ from model.compare import Row
 from model.evaluate import roofline_lens
 from ui import measure_data, roofline_charts
 from ui.layout import fmt
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import REQUEST
 from ui.measure_charts import with_measured
 from ui.text import step_ms
@@ -138,8 +138,25 @@ def _ms(label: str) -> Column:
     return Column(label, "%.3f")
 
 
-ROOFLINE = Lens(
+PAGE = Page(
     key="roofline",
+    file="pages/1_Roofline.py",
+    label="Roofline",
+    icon=":material/show_chart:",
+    emoji="📈",
+    tabs=(
+        "Roofline and step time",
+        "HBM per GPU",
+        "BF16/INT4 × CUDA graphs",
+        "Breakdown and downloads",
+    ),
+    tab_key="t_roofline",
+)
+
+
+ROOFLINE = Lens(
+    page=PAGE,
+    order=1,
     title="Roofline",
     slug="roofline",
     compute=lambda s, trace=None: roofline_lens(s),

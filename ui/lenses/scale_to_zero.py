@@ -11,7 +11,7 @@ from model.compare import Row
 from model.economics import STRATEGIES, STRATEGY_NAMES, economics_lens
 from model.ranges import is_point
 from ui import economics_charts, economics_view, serving_worker
-from ui.lens import Chart, Column, Lens, Table, View
+from ui.lens import Chart, Column, Lens, Page, Table, View
 from ui.lenses.common import STRATEGY, economics_figures
 
 
@@ -159,8 +159,27 @@ def _break_even(v: View):
     )
 
 
-SCALE_TO_ZERO = Lens(
+PAGE = Page(
     key="scale_to_zero",
+    file="pages/5_Scale_to_zero.py",
+    label="Scale to zero",
+    icon=":material/bedtime:",
+    emoji="💤",
+    tabs=(
+        "Strategies",
+        "Idle timeout",
+        "The day",
+        "Break-even",
+        "Downloads",
+    ),
+    tab_key="t_economics",
+    batch=False,
+)
+
+
+SCALE_TO_ZERO = Lens(
+    page=PAGE,
+    order=4,
     title="Scale to zero",
     slug="scale-to-zero",
     compute=lambda s, trace=None: (serving_worker.prime(s), economics_lens(s, trace))[1],

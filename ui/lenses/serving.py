@@ -10,7 +10,7 @@ from model import codecs, serving
 from model.compare import Row
 from ui import measure_data, serving_charts, serving_worker
 from ui.chart_common import base_layout, figure
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Table, View
+from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import ms_latency
 
 
@@ -404,8 +404,26 @@ def _figures(r: dict) -> dict:
     return r["figures"] if r.get("fits") else {"serving": {}, "capacity": {}}
 
 
-SERVING = Lens(
+PAGE = Page(
     key="serving",
+    file="pages/2_Serving.py",
+    label="Serving",
+    icon=":material/traffic:",
+    emoji="🚦",
+    tabs=(
+        "Latency against load",
+        "One run",
+        "Pareto front",
+        "Downloads",
+    ),
+    tab_key="t_serving",
+    batch=False,
+)
+
+
+SERVING = Lens(
+    page=PAGE,
+    order=5,
     title="Serving",
     slug="serving",
     compute=_compute,
