@@ -373,7 +373,9 @@ def cases():
             query = {"data": ex}
             yield (
                 f"{MEASUREMENTS}?{ex}#{label}",
-                lambda q=query, t=(PAGE_OF["measurements"].tab_key, label): page_case(MEASUREMENTS, q, t),
+                lambda q=query, t=(PAGE_OF["measurements"].tab_key, label): page_case(
+                    MEASUREMENTS, q, t
+                ),
             )
 
 
