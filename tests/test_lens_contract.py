@@ -77,3 +77,47 @@ def test_a_page_has_golden_cases(page):
         return
     assert page.file in golden.PAGES
     assert golden.PAGES[page.file] == ((page.tab_key, list(page.tabs)) if page.tabs else None)
+
+
+def _declared_figures() -> dict:
+    """Every :class:`ui.lens.Figure` the modules under ``ui/lenses`` declare, by path."""
+    import importlib
+    import pkgutil
+
+    import ui.lenses
+    from ui.lens import Figure
+
+    out: dict = {}
+    for info in pkgutil.iter_modules(ui.lenses.__path__):
+        module = importlib.import_module(f"ui.lenses.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, Figure):
+                assert out.get(value.path, value) is value, f"{value.path} declared twice"
+                out[value.path] = value
+    return out
+
+
+def test_no_figure_path_is_declared_twice():
+    """Each figure's label, unit, direction, format and help are declared once (a
+    :class:`ui.lens.Figure` or a lone metric); every metric and Compare row of it reads that."""
+    from ui.lenses.home import HOME
+    from ui.lenses.measurements import MEASUREMENTS
+
+    figures = _declared_figures()
+    seen: dict = {}
+    for lens in (HOME, *LENSES, MEASUREMENTS):
+        for metrics in lens.metrics.values():
+            for m in metrics.items:
+                if not m.path:
+                    continue
+                decl = (m.label, m.unit, m.better, m.show, m.help, m.bound)
+                assert seen.setdefault(m.path, decl) == decl, f"{m.path} is declared twice"
+                fig = figures.get(m.path)
+                if fig is not None:
+                    assert decl == (fig.label, fig.unit, fig.better, fig.show, fig.help, fig.bound)
+    for row in ROWS:
+        fig = figures.get(row.path)
+        if fig is not None:
+            assert row == fig.row(row.section), row.path
+        elif row.path in seen:  # a row of a lone metric states the figure again
+            raise AssertionError(f"{row.path}: declare it as a Figure and use .row()")

@@ -45,6 +45,32 @@ def text(value: Text, v: View) -> str | None:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """One figure, declared once, in the lens that computes it: ``path`` (dotted, in the
+    lens's figures), ``label`` (its name in a headline metric), ``name`` (in the Compare table
+    and the report; the label where empty), ``unit`` (of the deltas and the table), ``better``
+    (``lower``, ``higher`` or None), ``show`` (the metric's format), ``help``, ``bound`` (the
+    value is a bound whose meaning is the help) and ``digits`` (significant digits in the
+    table). Every metric and Compare row of the figure reads it (:meth:`Metric.of`,
+    :meth:`row`), on whichever page it appears."""
+
+    path: str
+    label: Text
+    name: str = ""
+    unit: str = ""
+    better: str | None = "lower"
+    show: Callable[[Any], str] | None = None
+    help: Text = None
+    bound: bool = False
+    digits: int = 3
+
+    def row(self, section: str) -> Row:
+        """The figure's row in the Compare table, under ``section``."""
+        label = self.name or self.label
+        return Row(section, label, self.path, self.unit, self.better, self.digits)
+
+
+@dataclass(frozen=True)
 class Metric:
     """One headline metric.
 
@@ -68,6 +94,21 @@ class Metric:
     alone: Callable[[View], dict] | None = None
     when: Callable[[View], bool] | None = None
     bound: bool = False
+
+    @classmethod
+    def of(cls, figure: Figure, **presentation) -> Metric:
+        """The headline metric of ``figure``, as it declares it; ``presentation``: what this
+        place adds (``delta``, ``alone``, ``when``)."""
+        return cls(
+            label=figure.label,
+            path=figure.path,
+            show=figure.show,
+            better=figure.better,
+            unit=figure.unit,
+            help=figure.help,
+            bound=figure.bound,
+            **presentation,
+        )
 
 
 @dataclass(frozen=True)

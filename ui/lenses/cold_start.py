@@ -6,11 +6,10 @@ from __future__ import annotations
 import pandas as pd
 
 from model.cold_start import cold_start_lens, columns_rows
-from model.compare import Row
 from model.presets import cold_start_presets
 from model.ranges import is_point
 from ui import cold_charts, measure_data
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
+from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import seconds
 from ui.measure_charts import measured_waterfall
 from ui.text import md_escape, release_product
@@ -31,31 +30,40 @@ def _optimised_alone(v: View) -> dict:
     }
 
 
+COLD_START_TOTAL_S = Figure(
+    "cold_start.total_s",
+    "Time to ready",
+    show=seconds,
+    unit="s",
+    help=lambda v: "Items 1–5 in series. " + _range_help("total_s")(v),
+)
+
+
+COLD_START_FLOOR_S = Figure(
+    "cold_start.floor_s",
+    "Floor (items 1–3)",
+    show=seconds,
+    unit="s",
+    help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
+    "sleep mode or a warm replica help.",
+)
+
+
+COLD_START_OPTIMISED_TOTAL_S = Figure(
+    "cold_start_optimised.total_s",
+    "Optimised",
+    name="Optimised time to ready",
+    show=seconds,
+    unit="s",
+    help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
+)
+
+
 TOTALS = Metrics(
     (
-        Metric(
-            "Time to ready",
-            "cold_start.total_s",
-            show=seconds,
-            unit="s",
-            help=lambda v: "Items 1–5 in series. " + _range_help("total_s")(v),
-        ),
-        Metric(
-            "Floor (items 1–3)",
-            "cold_start.floor_s",
-            show=seconds,
-            unit="s",
-            help="Process init + CUDA context + allocator: what no loader crosses. Below it only "
-            "sleep mode or a warm replica help.",
-        ),
-        Metric(
-            "Optimised",
-            "cold_start_optimised.total_s",
-            show=seconds,
-            unit="s",
-            alone=_optimised_alone,
-            help="Overlapping loader, warm compile cache, bounded capture, lean environment.",
-        ),
+        Metric.of(COLD_START_TOTAL_S),
+        Metric.of(COLD_START_FLOOR_S),
+        Metric.of(COLD_START_OPTIMISED_TOTAL_S, alone=_optimised_alone),
         Metric(
             lambda v: f"Wake from sleep level {v.s.sleep_level}",
             "cold_start.wake_s",
@@ -228,6 +236,26 @@ def _items_caption(v: View) -> str:
     return head + f"Item 4 assumes {md_escape(cs['read_assumes'])}" + ranks
 
 
+COLD_START_WEIGHTS_S = Figure(
+    "cold_start.weights_s",
+    "4 Weights → HBM",
+    name="Weights to HBM",
+    show=seconds,
+    unit="s",
+    help=lambda v: _weights_help(v) + ". " + _range_help("weights_s")(v),
+)
+
+
+COLD_START_GRAPHS_JIT_S = Figure(
+    "cold_start.graphs_jit_s",
+    "5 Graphs + JIT",
+    name="Graphs and compile",
+    show=seconds,
+    unit="s",
+    help=lambda v: _graphs_help(v) + ". " + _range_help("graphs_jit_s")(v),
+)
+
+
 ITEMS = Metrics(
     (
         Metric("1 Process init", "cold_start.process_init_s", show=seconds, unit="s"),
@@ -252,20 +280,8 @@ ITEMS = Metrics(
                 f"{_sub(v)['allocator_s']['kv_cache_init_s']:g} s. " + _range_help("allocator_s")(v)
             ),
         ),
-        Metric(
-            "4 Weights → HBM",
-            "cold_start.weights_s",
-            show=seconds,
-            unit="s",
-            help=lambda v: _weights_help(v) + ". " + _range_help("weights_s")(v),
-        ),
-        Metric(
-            "5 Graphs + JIT",
-            "cold_start.graphs_jit_s",
-            show=seconds,
-            unit="s",
-            help=lambda v: _graphs_help(v) + ". " + _range_help("graphs_jit_s")(v),
-        ),
+        Metric.of(COLD_START_WEIGHTS_S),
+        Metric.of(COLD_START_GRAPHS_JIT_S),
     ),
     caption=_items_caption,
 )
@@ -491,10 +507,10 @@ COLD_START = Lens(
     breakdown=("cold_start",),
     downloads=("columns", "tiers"),
     rows=(
-        Row("Cold start", "Time to ready", "cold_start.total_s", "s"),
-        Row("Cold start", "Weights to HBM", "cold_start.weights_s", "s"),
-        Row("Cold start", "Graphs and compile", "cold_start.graphs_jit_s", "s"),
-        Row("Cold start", "Optimised time to ready", "cold_start_optimised.total_s", "s"),
+        COLD_START_TOTAL_S.row("Cold start"),
+        COLD_START_WEIGHTS_S.row("Cold start"),
+        COLD_START_GRAPHS_JIT_S.row("Cold start"),
+        COLD_START_OPTIMISED_TOTAL_S.row("Cold start"),
     ),
     texts={
         "ranges": _ranges_text,

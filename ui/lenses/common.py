@@ -6,7 +6,7 @@ from __future__ import annotations
 from model.compare import with_best
 from model.economics import STRATEGY_NAMES
 from ui.layout import BOUND_HELP, fmt, latency
-from ui.lens import Metric, Metrics, View
+from ui.lens import Figure, Metric, Metrics, View
 from ui.text import GLOSSARY
 
 
@@ -39,9 +39,10 @@ def seconds(x: float) -> str:
     return f"{x:,.1f} s"
 
 
-TTFT = Metric(
-    "TTFT",
+REQUEST_TTFT_MS = Figure(
     "request.ttft_ms",
+    "TTFT",
+    name="Time to first token",
     show=ms_latency,
     unit="ms",
     help=lambda v: (
@@ -50,6 +51,9 @@ TTFT = Metric(
         f"prefill ({_chunking(v)}) and one host step per chunk."
     ),
 )
+
+
+TTFT = Metric.of(REQUEST_TTFT_MS)
 PREFILL = (
     Metric(
         "Prefill",
@@ -66,37 +70,47 @@ PREFILL = (
         better=None,
     ),
 )
+REQUEST_TPOT_MS = Figure(
+    "request.tpot_ms",
+    "TPOT",
+    name="Time per output token",
+    show=ms_latency,
+    unit="ms",
+    help=lambda v: f"Time per output token: one decode step at batch {v.f['request']['batch']:,}.",
+)
+
+
+REQUEST_E2E_S = Figure(
+    "request.e2e_s",
+    "End-to-end",
+    name="End-to-end latency",
+    show=latency,
+    unit="s",
+    help=lambda v: (
+        f"TTFT + ({v.f['request']['output_tokens']:,} − 1) × TPOT for "
+        f"{v.f['request']['output_tokens']:,} output tokens."
+    ),
+)
+
+
+REQUEST_REQUESTS_PER_S = Figure(
+    "request.requests_per_s",
+    "Requests/s",
+    name="Requests per second",
+    better="higher",
+    unit="req/s",
+    help=lambda v: (
+        f"At batch {v.f['request']['batch']:,}: each request's prefill alone on the "
+        f"GPU plus its share of {v.f['request']['output_tokens']:,} decode steps "
+        f"({fmt(v.f['request']['output_tokens_per_s'])} output tok/s)."
+    ),
+)
+
+
 LATENCY = (
-    Metric(
-        "TPOT",
-        "request.tpot_ms",
-        show=ms_latency,
-        unit="ms",
-        help=lambda v: (
-            f"Time per output token: one decode step at batch {v.f['request']['batch']:,}."
-        ),
-    ),
-    Metric(
-        "End-to-end",
-        "request.e2e_s",
-        show=latency,
-        unit="s",
-        help=lambda v: (
-            f"TTFT + ({v.f['request']['output_tokens']:,} − 1) × TPOT for "
-            f"{v.f['request']['output_tokens']:,} output tokens."
-        ),
-    ),
-    Metric(
-        "Requests/s",
-        "request.requests_per_s",
-        better="higher",
-        unit="req/s",
-        help=lambda v: (
-            f"At batch {v.f['request']['batch']:,}: each request's prefill alone on the "
-            f"GPU plus its share of {v.f['request']['output_tokens']:,} decode steps "
-            f"({fmt(v.f['request']['output_tokens_per_s'])} output tok/s)."
-        ),
-    ),
+    Metric.of(REQUEST_TPOT_MS),
+    Metric.of(REQUEST_E2E_S),
+    Metric.of(REQUEST_REQUESTS_PER_S),
 )
 
 #: one request, all of it (the Roofline page)

@@ -8,14 +8,14 @@ from model.evaluate import summary
 from ui import serving_worker
 from ui.layout import fmt
 from ui.lens import Lens, Metric, Metrics, Page, View
-from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures, ms_latency, seconds
-from ui.text import step_ms
+from ui.lenses import cold_start, launch, roofline
+from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures, ms_latency
 
 DECODE = Metrics(
     (
-        Metric("Aggregate tok/s", "decode.tokens_per_s", better="higher"),
-        Metric("Step time", "decode.t_step_ms", show=step_ms, unit="ms"),
-        Metric("Bound", "decode.bound", bound=True),
+        Metric.of(roofline.DECODE_TOKENS_PER_S),
+        Metric.of(roofline.DECODE_T_STEP_MS),
+        Metric.of(roofline.DECODE_BOUND),
         Metric(
             "AI / ridge [FLOP/B]",
             value=lambda v: (
@@ -26,7 +26,7 @@ DECODE = Metrics(
             help="Arithmetic intensity (FLOPs per byte read) of this step / the ridge point of the "
             "GPU: below the ridge the step waits on memory, above it on the arithmetic.",
         ),
-        Metric("Max batch in HBM", "memory.max_batch", show=lambda x: f"{x:,}", better="higher"),
+        Metric.of(roofline.MEMORY_MAX_BATCH),
     ),
     caption=lambda v: (
         f"One request of {v.f['request']['prompt_tokens']:,} prompt and "
@@ -36,88 +36,23 @@ DECODE = Metrics(
 
 LAUNCH = Metrics(
     (
-        Metric(
-            "Kernels / step",
-            "launch.kernels",
-            show=lambda x: f"{x:,}",
-            delta=False,
-            help="eager launches per decode step",
-        ),
-        Metric(
-            "Eager launch time",
-            "launch.t_launch_eager_ms",
-            show=ms_latency,
-            unit="ms",
-            help="Kernels per step × the CPU cost τ of one launch, paid when graphs are off.",
-        ),
-        Metric("Step, eager", "launch.t_step_eager_ms", show=ms_latency, unit="ms"),
-        Metric(
-            "Step, graph",
-            "launch.t_step_graph_ms",
-            show=ms_latency,
-            unit="ms",
-            help=lambda v: f"mode: {v.f['launch']['graph_mode']}",
-        ),
-        Metric(
-            "Graph speed-up",
-            "launch.graph_speedup",
-            show=lambda x: f"{x:.2f}×",
-            better="higher",
-            unit="×",
-            help="Eager step time ÷ graph step time at this batch.",
-        ),
-        Metric(
-            "Graphs captured",
-            "launch.graphs_captured",
-            show=lambda x: f"{x:,}",
-            delta=False,
-            help=lambda v: (
-                f"{v.f['launch']['capture_s']:.1f} s of start-up, "
-                f"{v.f['launch']['graph_memory_gb']:.2f} GB per GPU"
-            ),
-        ),
+        Metric.of(launch.LAUNCH_KERNELS, delta=False),
+        Metric.of(launch.LAUNCH_T_LAUNCH_EAGER_MS),
+        Metric.of(launch.LAUNCH_T_STEP_EAGER_MS),
+        Metric.of(launch.LAUNCH_T_STEP_GRAPH_MS),
+        Metric.of(launch.LAUNCH_GRAPH_SPEEDUP),
+        Metric.of(launch.LAUNCH_GRAPHS_CAPTURED, delta=False),
     )
 )
 
 
-def _weights_help(v: View) -> str:
-    cs = v.f["cold_start"]
-    return (
-        f"{v.s.loader} from {v.s.storage}: read {cs['weights_read_s']:,.1f} s, "
-        + (f"host pass {cs['weights_host_s']:,.1f} s, " if cs["weights_host_s"] else "")
-        + f"host-to-device copy (H2D) {cs['weights_h2d_s']:.2f} s, "
-        + ("overlapped" if cs["overlap"] else "in series")
-    )
-
-
 COLD_START = Metrics(
     (
-        Metric("Time to ready", "cold_start.total_s", show=seconds, unit="s"),
-        Metric(
-            "Floor (items 1–3)",
-            "cold_start.floor_s",
-            show=seconds,
-            unit="s",
-            help="Process init + CUDA context + allocator: what no loader crosses.",
-        ),
-        Metric(
-            "4 Weights → HBM", "cold_start.weights_s", show=seconds, unit="s", help=_weights_help
-        ),
-        Metric(
-            "5 Graphs + JIT",
-            "cold_start.graphs_jit_s",
-            show=seconds,
-            unit="s",
-            help="torch.compile's just-in-time (JIT) compilation and the capture of the CUDA "
-            "graphs.",
-        ),
-        Metric(
-            "Optimised",
-            "cold_start_optimised.total_s",
-            show=seconds,
-            unit="s",
-            help="overlapping loader, warm compile cache, bounded capture, lean environment",
-        ),
+        Metric.of(cold_start.COLD_START_TOTAL_S),
+        Metric.of(cold_start.COLD_START_FLOOR_S),
+        Metric.of(cold_start.COLD_START_WEIGHTS_S),
+        Metric.of(cold_start.COLD_START_GRAPHS_JIT_S),
+        Metric.of(cold_start.COLD_START_OPTIMISED_TOTAL_S),
     )
 )
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from model.compare import Row
 from model.evaluate import launch_lens
 from model.ranges import is_point
 from ui import launch_charts, measure_data
 from ui.layout import fmt, share
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
+from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
+from ui.lenses import roofline
 from ui.measure_charts import with_measured
 from ui.text import release_product, step_ms
 
@@ -19,48 +19,70 @@ def _lf(v: View) -> dict:
     return v.f["launch"]
 
 
+LAUNCH_KERNELS = Figure(
+    "launch.kernels",
+    "Kernels / step",
+    name="Kernels per step",
+    show=lambda x: f"{x:,}",
+    better=None,
+    help=lambda v: (
+        f"{v.s.model.layers} layers × {v.s.kernels_per_layer} per layer"
+        if v.s.kernels is None
+        else "set by the kernels override"
+    ),
+)
+
+
+LAUNCH_T_LAUNCH_EAGER_MS = Figure(
+    "launch.t_launch_eager_ms",
+    "Eager launch time",
+    show=lambda x: f"{x:.3f} ms",
+    unit="ms",
+    help="N × τ: kernels per step × the CPU cost τ of one launch.",
+)
+
+
+LAUNCH_T_STEP_EAGER_MS = Figure(
+    "launch.t_step_eager_ms",
+    "Step, eager",
+    show=step_ms,
+    unit="ms",
+)
+
+
+LAUNCH_T_STEP_GRAPH_MS = Figure(
+    "launch.t_step_graph_ms",
+    "Step, graph",
+    name="Step, with graphs",
+    show=step_ms,
+    unit="ms",
+    help=lambda v: (
+        f"{_lf(v)['graph_mode']}: {_lf(v)['launches_graph']} launch(es), batch "
+        f"padded to {_lf(v)['padded_batch']}"
+    ),
+)
+
+
+LAUNCH_GRAPH_SPEEDUP = Figure(
+    "launch.graph_speedup",
+    "Graph speed-up",
+    show=lambda x: f"{x:.2f}×",
+    better="higher",
+    unit="×",
+    help=lambda v: (
+        f"Launch tax: {share(_lf(v)['launch_tax_of_gpu_time'])} of the GPU "
+        f"time, {_lf(v)['launch_share_of_eager_step']:.0%} of the eager step."
+    ),
+)
+
+
 HEADLINE = Metrics(
     (
-        Metric(
-            "Kernels / step",
-            "launch.kernels",
-            show=lambda x: f"{x:,}",
-            better=None,
-            help=lambda v: (
-                f"{v.s.model.layers} layers × {v.s.kernels_per_layer} per layer"
-                if v.s.kernels is None
-                else "set by the kernels override"
-            ),
-        ),
-        Metric(
-            "Eager launch time",
-            "launch.t_launch_eager_ms",
-            show=lambda x: f"{x:.3f} ms",
-            unit="ms",
-            help="N × τ: kernels per step × the CPU cost τ of one launch.",
-        ),
-        Metric("Step, eager", "launch.t_step_eager_ms", show=step_ms, unit="ms"),
-        Metric(
-            "Step, graph",
-            "launch.t_step_graph_ms",
-            show=step_ms,
-            unit="ms",
-            help=lambda v: (
-                f"{_lf(v)['graph_mode']}: {_lf(v)['launches_graph']} launch(es), batch "
-                f"padded to {_lf(v)['padded_batch']}"
-            ),
-        ),
-        Metric(
-            "Graph speed-up",
-            "launch.graph_speedup",
-            show=lambda x: f"{x:.2f}×",
-            better="higher",
-            unit="×",
-            help=lambda v: (
-                f"Launch tax: {share(_lf(v)['launch_tax_of_gpu_time'])} of the GPU "
-                f"time, {_lf(v)['launch_share_of_eager_step']:.0%} of the eager step."
-            ),
-        ),
+        Metric.of(LAUNCH_KERNELS),
+        Metric.of(LAUNCH_T_LAUNCH_EAGER_MS),
+        Metric.of(LAUNCH_T_STEP_EAGER_MS),
+        Metric.of(LAUNCH_T_STEP_GRAPH_MS),
+        Metric.of(LAUNCH_GRAPH_SPEEDUP),
     )
 )
 
@@ -109,6 +131,18 @@ def _capture_ranges(v: View) -> str | None:
     )
 
 
+LAUNCH_GRAPHS_CAPTURED = Figure(
+    "launch.graphs_captured",
+    "Graphs captured",
+    show=lambda x: f"{x:,}",
+    better=None,
+    help=lambda v: (
+        f"{_lf(v)['capture_s']:.1f} s of start-up at "
+        f"{v.s.capture_s_per_graph:g} s per graph; {_lf(v)['graph_memory_gb']:.2f} GB per GPU."
+    ),
+)
+
+
 SECOND = Metrics(
     (
         Metric(
@@ -132,23 +166,9 @@ SECOND = Metrics(
             help="The captured bucket the real batch is padded up to; above the largest it runs "
             "eager.",
         ),
-        Metric(
-            "Graphs captured",
-            "launch.graphs_captured",
-            show=lambda x: f"{x:,}",
-            better=None,
-            help=lambda v: (
-                f"{_lf(v)['capture_s']:.1f} s of start-up at "
-                f"{v.s.capture_s_per_graph:g} s per graph; {_lf(v)['graph_memory_gb']:.2f} GB per GPU."
-            ),
-        ),
-        Metric(
-            "Aggregate tok/s",
-            "decode.tokens_per_s",
-            better="higher",
-            help="This scenario, as configured.",
-        ),
-        Metric("Bound", "decode.bound", bound=True),
+        Metric.of(LAUNCH_GRAPHS_CAPTURED),
+        Metric.of(roofline.DECODE_TOKENS_PER_S),
+        Metric.of(roofline.DECODE_BOUND),
     ),
     caption=_second_caption,
 )
@@ -334,10 +354,10 @@ LAUNCH = Lens(
     breakdown=("launch", "decode"),
     downloads=("mode-sweep", "modes"),
     rows=(
-        Row("Launch", "Kernels per step", "launch.kernels", "", None),
-        Row("Launch", "Step, eager", "launch.t_step_eager_ms", "ms"),
-        Row("Launch", "Step, with graphs", "launch.t_step_graph_ms", "ms"),
-        Row("Launch", "Graph speed-up", "launch.graph_speedup", "×", "higher"),
+        LAUNCH_KERNELS.row("Launch"),
+        LAUNCH_T_STEP_EAGER_MS.row("Launch"),
+        LAUNCH_T_STEP_GRAPH_MS.row("Launch"),
+        LAUNCH_GRAPH_SPEEDUP.row("Launch"),
     ),
     texts={
         "capture-ranges": _capture_ranges,

@@ -9,7 +9,8 @@ from model.compare import Row
 from model.evaluate import roofline_lens
 from ui import measure_data, roofline_charts
 from ui.layout import fmt
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
+from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
+from ui.lenses import common
 from ui.lenses.common import REQUEST
 from ui.measure_charts import with_measured
 from ui.text import step_ms
@@ -51,12 +52,60 @@ def _ai(v: View) -> str:
     return f"{fmt(rf['arithmetic_intensity'])} / {rf['ridge_flop_per_byte']:.0f}"
 
 
+DECODE_TOKENS_PER_S = Figure(
+    "decode.tokens_per_s",
+    "Aggregate tok/s",
+    name="Aggregate throughput",
+    better="higher",
+    unit="tok/s",
+)
+
+
+DECODE_TOKENS_PER_S_PER_SEQ = Figure(
+    "decode.tokens_per_s_per_seq",
+    "Per-sequence tok/s",
+    name="Per-sequence throughput",
+    better="higher",
+    unit="tok/s",
+)
+
+
+DECODE_T_STEP_MS = Figure(
+    "decode.t_step_ms",
+    "Step time",
+    show=step_ms,
+    unit="ms",
+    help=_step_help,
+)
+
+
+DECODE_BOUND = Figure(
+    "decode.bound",
+    "Bound",
+    better=None,
+    bound=True,
+)
+
+
+MEMORY_MAX_BATCH = Figure(
+    "memory.max_batch",
+    "Max batch in HBM",
+    show=lambda x: f"{x:,}",
+    better="higher",
+    unit="sequences",
+    help=lambda v: (
+        f"Sequences whose KV cache fits at {max(v.s.context_tokens, 1):,} "
+        "context tokens, in the GPU memory left after the weights and the CUDA graphs."
+    ),
+)
+
+
 HEADLINE = Metrics(
     (
-        Metric("Aggregate tok/s", "decode.tokens_per_s", better="higher"),
-        Metric("Per-sequence tok/s", "decode.tokens_per_s_per_seq", better="higher"),
-        Metric("Step time", "decode.t_step_ms", show=step_ms, unit="ms", help=_step_help),
-        Metric("Bound", "decode.bound", bound=True),
+        Metric.of(DECODE_TOKENS_PER_S),
+        Metric.of(DECODE_TOKENS_PER_S_PER_SEQ),
+        Metric.of(DECODE_T_STEP_MS),
+        Metric.of(DECODE_BOUND),
         Metric(
             "AI vs ridge",
             "roofline.arithmetic_intensity",
@@ -69,16 +118,7 @@ HEADLINE = Metrics(
                 "ridge the step waits on memory, above it on the arithmetic."
             ),
         ),
-        Metric(
-            "Max batch in HBM",
-            "memory.max_batch",
-            show=lambda x: f"{x:,}",
-            better="higher",
-            help=lambda v: (
-                f"Sequences whose KV cache fits at {max(v.s.context_tokens, 1):,} "
-                "context tokens, in the GPU memory left after the weights and the CUDA graphs."
-            ),
-        ),
+        Metric.of(MEMORY_MAX_BATCH),
     ),
     caption=_split,
 )
@@ -191,16 +231,16 @@ ROOFLINE = Lens(
     breakdown=("roofline", "decode", "request", "memory"),
     downloads=("sweep", "seed-table"),
     rows=(
-        Row("Decode", "Aggregate throughput", "decode.tokens_per_s", "tok/s", "higher"),
-        Row("Decode", "Per-sequence throughput", "decode.tokens_per_s_per_seq", "tok/s", "higher"),
-        Row("Decode", "Step time", "decode.t_step_ms", "ms"),
-        Row("Decode", "Bound", "decode.bound", better=None),
-        Row("Decode", "Max batch in HBM", "memory.max_batch", "sequences", "higher"),
+        DECODE_TOKENS_PER_S.row("Decode"),
+        DECODE_TOKENS_PER_S_PER_SEQ.row("Decode"),
+        DECODE_T_STEP_MS.row("Decode"),
+        DECODE_BOUND.row("Decode"),
+        MEMORY_MAX_BATCH.row("Decode"),
         Row("Decode", "Weights per GPU", "memory.weights_per_gpu_gb", "GB"),
-        Row("Request", "Time to first token", "request.ttft_ms", "ms"),
-        Row("Request", "Time per output token", "request.tpot_ms", "ms"),
-        Row("Request", "End-to-end latency", "request.e2e_s", "s"),
-        Row("Request", "Requests per second", "request.requests_per_s", "req/s", "higher"),
+        common.REQUEST_TTFT_MS.row("Request"),
+        common.REQUEST_TPOT_MS.row("Request"),
+        common.REQUEST_E2E_S.row("Request"),
+        common.REQUEST_REQUESTS_PER_S.row("Request"),
     ),
     texts={"amdahl": _amdahl},
 )

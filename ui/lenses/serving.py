@@ -7,10 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from model import codecs, serving
-from model.compare import Row
 from ui import measure_data, serving_charts, serving_worker
 from ui.chart_common import base_layout, figure
-from ui.lens import Chart, Column, Lens, Metric, Metrics, Page, Table, View
+from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import ms_latency
 
 
@@ -68,59 +67,78 @@ def _replicas_help(v: View) -> str:
     )
 
 
+SERVING_P99_TTFT_MS = Figure(
+    "serving.p99_ttft_ms",
+    "p99 TTFT",
+    name="p99 TTFT under load",
+    show=_or_dash(ms_latency),
+    unit="ms",
+    help=lambda v: (
+        "99th percentile time to first token, from the moment the client "
+        "sends the request (queue, front-end time, prefill chunks)."
+    ),
+)
+
+
+SERVING_P99_TPOT_MS = Figure(
+    "serving.p99_tpot_ms",
+    "p99 TPOT",
+    name="p99 TPOT under load",
+    show=_or_dash(ms_latency),
+    unit="ms",
+    help="99th percentile of each request's (end-to-end − TTFT) / (output tokens − 1), "
+    "as vLLM's benchmark computes it.",
+)
+
+
+SERVING_OUTPUT_THROUGHPUT = Figure(
+    "serving.output_throughput",
+    "Output tok/s",
+    name="Output throughput",
+    show=lambda x: f"{x:,.0f}",
+    better="higher",
+    unit="tok/s",
+    help="Output tokens per second over the run, one replica.",
+)
+
+
+CAPACITY_MAX_REQUEST_RATE = Figure(
+    "capacity.max_request_rate",
+    "Max rate within SLO",
+    name="Max request rate within SLO",
+    show=_rate,
+    better="higher",
+    unit="req/s",
+    help=lambda v: f"The largest arrival rate one replica holds. {_slo(v)}.",
+)
+
+
+CAPACITY_REPLICAS_NEEDED = Figure(
+    "capacity.replicas_needed",
+    "Replicas needed",
+    show=_or_dash(_count),
+    unit="replicas",
+    help=_replicas_help,
+)
+
+
+CAPACITY_GPUS_NEEDED = Figure(
+    "capacity.gpus_needed",
+    "GPUs needed",
+    show=_or_dash(_count),
+    unit="GPUs",
+    help=_replicas_help,
+)
+
+
 HEADLINE = Metrics(
     (
-        Metric(
-            "p99 TTFT",
-            "serving.p99_ttft_ms",
-            show=_or_dash(ms_latency),
-            unit="ms",
-            when=_fits,
-            help=lambda v: (
-                "99th percentile time to first token, from the moment the client "
-                "sends the request (queue, front-end time, prefill chunks)."
-            ),
-        ),
-        Metric(
-            "p99 TPOT",
-            "serving.p99_tpot_ms",
-            show=_or_dash(ms_latency),
-            unit="ms",
-            when=_fits,
-            help="99th percentile of each request's (end-to-end − TTFT) / (output tokens − 1), "
-            "as vLLM's benchmark computes it.",
-        ),
-        Metric(
-            "Output tok/s",
-            "serving.output_throughput",
-            show=lambda x: f"{x:,.0f}",
-            better="higher",
-            when=_fits,
-            help="Output tokens per second over the run, one replica.",
-        ),
-        Metric(
-            "Max rate within SLO",
-            "capacity.max_request_rate",
-            show=_rate,
-            better="higher",
-            unit="req/s",
-            when=_fits,
-            help=lambda v: f"The largest arrival rate one replica holds. {_slo(v)}.",
-        ),
-        Metric(
-            "Replicas needed",
-            "capacity.replicas_needed",
-            show=_or_dash(_count),
-            when=_fits,
-            help=_replicas_help,
-        ),
-        Metric(
-            "GPUs needed",
-            "capacity.gpus_needed",
-            show=_or_dash(_count),
-            when=_fits,
-            help=_replicas_help,
-        ),
+        Metric.of(SERVING_P99_TTFT_MS, when=_fits),
+        Metric.of(SERVING_P99_TPOT_MS, when=_fits),
+        Metric.of(SERVING_OUTPUT_THROUGHPUT, when=_fits),
+        Metric.of(CAPACITY_MAX_REQUEST_RATE, when=_fits),
+        Metric.of(CAPACITY_REPLICAS_NEEDED, when=_fits),
+        Metric.of(CAPACITY_GPUS_NEEDED, when=_fits),
     ),
     caption=lambda v: _slo(v) + _peak(v) if _fits(v) else None,
 )
@@ -488,14 +506,12 @@ SERVING = Lens(
     breakdown=("serving", "capacity"),
     downloads=("sweep", "percentiles", "pareto"),
     rows=(
-        Row("Serving", "p99 TTFT under load", "serving.p99_ttft_ms", "ms"),
-        Row("Serving", "p99 TPOT under load", "serving.p99_tpot_ms", "ms"),
-        Row("Serving", "Output throughput", "serving.output_throughput", "tok/s", "higher"),
-        Row(
-            "Serving", "Max request rate within SLO", "capacity.max_request_rate", "req/s", "higher"
-        ),
-        Row("Serving", "Replicas needed", "capacity.replicas_needed", "replicas"),
-        Row("Serving", "GPUs needed", "capacity.gpus_needed", "GPUs"),
+        SERVING_P99_TTFT_MS.row("Serving"),
+        SERVING_P99_TPOT_MS.row("Serving"),
+        SERVING_OUTPUT_THROUGHPUT.row("Serving"),
+        CAPACITY_MAX_REQUEST_RATE.row("Serving"),
+        CAPACITY_REPLICAS_NEEDED.row("Serving"),
+        CAPACITY_GPUS_NEEDED.row("Serving"),
     ),
     texts={
         "saturated": _saturated,
