@@ -90,6 +90,30 @@ def _field_info(path: tuple):
     return info
 
 
+def bounds(key: str) -> tuple[float | int | None, float | int | None, type | None]:
+    """``(low, high, kind)`` of the public key ``key`` (dotted, ``hardware.h2d_gb_s``) as its
+    ``Field`` declares them: the inclusive bounds (None where the Field has none, or where it
+    excludes the bound, ``> 0``: a widget then leaves it to the validation) and ``int`` or
+    ``float`` (None for a key that is not a number). The widgets read these, so a key's bounds
+    are declared once (issue 41)."""
+    info = _field_info(tuple(key.split(".")))
+    if info is None:
+        return None, None, None
+    ann = info.annotation
+    args = typing.get_args(ann)
+    if typing.get_origin(ann) in (typing.Union, types.UnionType) and type(None) in args:
+        ann = next(a for a in args if a is not type(None))
+    if ann not in (int, float):
+        return None, None, None
+    lo = hi = None
+    for meta in info.metadata:
+        if isinstance(meta, annotated_types.Ge):
+            lo = ann(meta.ge)
+        elif isinstance(meta, annotated_types.Le):
+            hi = ann(meta.le)
+    return lo, hi, ann
+
+
 def accepted(path: tuple) -> str:
     """A short phrase saying what a field accepts, read from its type and bounds."""
     if path[:1] in (("hardware",), ("model",)) and len(path) == 1:

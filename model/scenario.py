@@ -256,98 +256,140 @@ class Scenario(BaseModel):
 
     model_config = _STRICT
 
-    scenario: Id | None = Field(None, description="named preset used as the base")
-    hardware: HardwareSpec
-    model: ModelSpec
+    scenario: Id | None = Field(
+        None, description="named preset used as the base (`whatif presets` lists them)"
+    )
+    hardware: HardwareSpec = Field(
+        description="hardware preset id (`whatif presets`), or an inline mapping in YAML"
+    )
+    model: ModelSpec = Field(
+        description="model preset id (`whatif presets`), or an inline mapping in YAML"
+    )
     engine: str = Field(
         engines.DEFAULT_ENGINE,
         max_length=80,
-        description="serving-engine profile whose overheads apply: id or id@version",
+        description="serving-engine profile (`presets/engines.yaml`): `ideal` (the seeds' datasheet physics), `vllm` (V1), `vllm-v0`, `sglang`; `id@version` pins a revision, and every link names it",
     )
-    gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor parallel degree)")
-    weights_dtype: WeightsDtype = "fp8"
+    gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor-parallel degree)")
+    weights_dtype: WeightsDtype = Field(
+        "fp8",
+        description="`fp32` `bf16` `fp16` `fp8` `int8` `int4` `fp4` (fp4 needs FP4 or FP8 tensor cores: Blackwell, or Hopper's weight-only kernels), or `auto` = the checkpoint's (the model preset's `checkpoint_dtype`: gpt-oss `fp4`, DeepSeek-V3/R1 `fp8`, the rest `bf16`). A link or `--set` that names another `model` without a dtype takes `auto`; the sidebar says which the checkpoint stores",
+    )
     weights_gb: float | None = Field(
         None,
         ge=0.001,
         le=1_000_000,
-        description="size of the weights as loaded [GB]; empty = params × bytes per param "
-        "(set it for checkpoints that keep some tensors wider, e.g. AWQ's 16-bit embeddings)",
+        description="size of the weights as loaded [GB] (`auto` = params × bytes per param); set it for checkpoints that keep some tensors wider, e.g. AWQ's 16-bit embeddings. A what-if in another dtype (the seed table, the per-dtype rows) drops it",
     )
-    kv_dtype: KvDtype = Field("bf16", description="KV-cache dtype")
-    batch: int = Field(1, ge=1, le=MAX_BATCH, description="concurrent sequences per step")
+    kv_dtype: KvDtype = Field(
+        "bf16",
+        description="KV-cache dtype: `fp32` `bf16` `fp16` `fp8`, or `auto` = the checkpoint's (`checkpoint_kv_dtype`, else `bf16`)",
+    )
+    batch: int = Field(1, ge=1, le=MAX_BATCH, description="concurrent sequences in a decode step")
     context_tokens: int = Field(
-        2048, ge=0, le=10_000_000, description="KV tokens read per sequence per step"
+        2048,
+        ge=0,
+        le=10_000_000,
+        description="KV-cache tokens read per sequence per step (0 = weights only, as the seeds count)",
     )
     prompt_tokens: int = Field(
-        1024, ge=1, le=10_000_000, description="tokens of one request's prompt (prefill)"
+        1024,
+        ge=1,
+        le=10_000_000,
+        description="tokens of one request's prompt: its prefill sets the time to first token; with `output_tokens` at most the model's context",
     )
     output_tokens: int = Field(
-        256, ge=1, le=10_000_000, description="tokens of one request's answer (decode steps)"
+        256,
+        ge=1,
+        le=10_000_000,
+        description="tokens of one request's answer: one decode step each (TPOT, end-to-end latency)",
     )
     kernels: int | None = Field(
-        None, ge=1, le=1_000_000, description="launches per decode step (auto: layers × per layer)"
+        None,
+        ge=1,
+        le=1_000_000,
+        description="kernel launches per decode step (`auto` = layers × `kernels_per_layer`)",
     )
     # ---- knobs whose 'auto' (None) is the engine profile's value (model.engines.ENGINE_KNOBS)
-    kernels_per_layer: int | None = Field(None, ge=1, le=1000, description="(auto: engine's)")
+    kernels_per_layer: int | None = Field(
+        None, ge=1, le=1000, description="GPU kernels one layer launches in an eager decode step"
+    )
     launch_us: float | None = Field(
-        None, ge=0.001, le=1000, description="CPU cost of one launch τ [µs] (auto: engine's)"
+        None, ge=0.001, le=1000, description="CPU cost of one kernel launch τ [µs]"
     )
     host_ms: float | None = Field(
-        None, ge=0, le=1000, description="per-step host work [ms] (auto: engine's)"
+        None,
+        ge=0,
+        le=1000,
+        description="per-step host work graphs do not remove (scheduler, sampling, sync) [ms]",
     )
     host_us_per_seq: float | None = Field(
-        None, ge=0, le=10000, description="per-step host work per sequence [µs] (auto: engine's)"
+        None,
+        ge=0,
+        le=10000,
+        description="per-step engine-core host work per sequence in the batch [µs]",
     )
     api_us_per_token: float | None = Field(
         None,
         ge=0,
         le=100000,
-        description="API-server work per streamed output token: detokenise, stop checks, one "
-        "SSE chunk [µs] (auto: engine's)",
+        description="API-server work per streamed output token [µs]: a step's tokens reach the clients no faster than batch × this ÷ `api_server_count`",
     )
     frontend_us_per_token: float | None = Field(
         None,
         ge=0,
         le=100000,
-        description="API-server work per prompt token before the scheduler sees a request: "
-        "chat template, tokenisation, one request after another [µs] (auto: engine's)",
+        description="API-server work per prompt token, queued like `frontend_queued_ms` [µs]",
     )
     frontend_queued_ms: float | None = Field(
         None,
         ge=0,
         le=100000,
-        description="the part of a request's front-end time the API-server process spends on "
-        "it, one request after another (queues under load) [ms] (auto: engine's)",
+        description="the part of `frontend_ms` the API-server process spends on each request, one request after another (a flood queues there) [ms]",
     )
     api_server_count: int = Field(
         1,
         ge=1,
         le=64,
-        description="API-server processes sharing the front-end and streaming work (vLLM "
-        "--api-server-count)",
+        description="API-server processes (vLLM `--api-server-count`)",
     )
-    cuda_graphs: CudaGraphs | None = Field(None, description="(auto: engine's)")
-    launch_model: LaunchModel = "additive"
+    cuda_graphs: CudaGraphs | None = Field(
+        None,
+        description="`none` (= enforce-eager) `piecewise` `full_decode_only` `full_and_piecewise`",
+    )
+    launch_model: LaunchModel = Field(
+        "additive",
+        description="`additive` (T_gpu + N·τ + host, the seeds') or `pipelined` (max(T_gpu, N·τ) + host)",
+    )
     bw_efficiency: float | None = Field(
-        None, ge=0.001, le=1, description="fraction of peak HBM bandwidth (auto: engine's)"
+        None,
+        ge=0.001,
+        le=1,
+        description="fraction of the datasheet HBM bandwidth decode's reads reach; the engine's depends on the weights dtype",
     )
     flops_efficiency: float | None = Field(
-        None, ge=0.001, le=1, description="fraction of peak FLOPS in decode (auto: engine's)"
+        None,
+        ge=0.001,
+        le=1,
+        description="fraction of the datasheet peak FLOPS decode reaches; the engine's depends on the weights dtype",
     )
     prefill_efficiency: float | None = Field(
-        None, ge=0.001, le=1, description="fraction of peak FLOPS in prefill (auto: engine's)"
+        None,
+        ge=0.001,
+        le=1,
+        description="fraction of the datasheet peak FLOPS the prompt's prefill reaches; the engine's depends on the weights dtype",
     )
     allreduce_latency_us: float | None = Field(
         None,
         ge=0,
         le=10000,
-        description="fixed latency of one tensor-parallel all-reduce [µs] (auto: engine's)",
+        description="fixed latency of one tensor-parallel all-reduce [µs]",
     )
     max_num_batched_tokens: int | None = Field(
         None,
         ge=1,
         le=10_000_000,
-        description="tokens per prefill chunk (chunked prefill) (auto: engine's)",
+        description="tokens per prefill chunk (chunked prefill)",
     )
     max_num_seqs: int | None = Field(
         None,
@@ -363,79 +405,114 @@ class Scenario(BaseModel):
         "tokenisation [ms] (auto: engine's)",
     )
     gpu_memory_utilization: float = Field(
-        0.9, ge=0.01, le=1, description="fraction of GPU memory the server may use"
+        0.9, ge=0.01, le=1, description="fraction of GPU memory the server may use (vLLM's)"
     )
     graph_mb_per_graph: float | None = Field(
-        None, ge=0, le=100000, description="HBM taken by one captured graph [MB] (auto: engine's)"
+        None, ge=0, le=100000, description="HBM taken by one captured CUDA graph [MB]"
     )
     capture_s_per_graph: float | None = Field(
         None,
         ge=0,
         le=600,
-        description="start-up seconds to capture one CUDA graph [s] (auto: engine's)",
+        description="start-up seconds to capture one CUDA graph [s]",
     )
-    loader: Loader = "safetensors"
-    storage: Storage = "nvme"
-    concurrency: int | None = Field(None, ge=1, le=1024, description="loader read streams")
+    loader: Loader = Field(
+        "safetensors",
+        description="`safetensors` `runai_streamer` `tensorizer` `pickle` (cold-start lens)",
+    )
+    storage: Storage = Field(
+        "nvme",
+        description="`nvme` `nvme_raid0` `object_store` `nfs` `page_cache` (cold-start lens)",
+    )
+    concurrency: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="loader read streams (`auto` = the loader's default: safetensors 1, Run:ai streamer 16, Tensorizer 8, pickle 1)",
+    )
     storage_gb_s: float | None = Field(
         None,
         ge=0.001,
         le=10000,
-        description="storage aggregate read bandwidth [GB/s] (auto: tier's)",
+        description="aggregate read bandwidth of the storage [GB/s] (`auto` = the tier's)",
     )
     stream_gb_s: float | None = Field(
-        None, ge=0.001, le=10000, description="bandwidth of one read stream [GB/s] (auto: tier's)"
+        None,
+        ge=0.001,
+        le=10000,
+        description="read bandwidth of one stream [GB/s] (`auto` = the tier's)",
     )
     compile_s: float | None = Field(
-        None, ge=0, le=3600, description="cold torch.compile time [s] (auto: preset's)"
+        None, ge=0, le=3600, description="torch.compile time on a cold start [s]"
     )
     compile_cached_s: float | None = Field(
         None,
         ge=0,
         le=3600,
-        description="torch.compile load from a warm cache [s] (auto: engine's)",
+        description="torch.compile time loaded from a warm cache [s]; longer than `compile_s` is refused",
     )
-    process_init_s: float = Field(4.0, ge=0, le=3600)
-    cuda_context_s: float = Field(6.0, ge=0, le=3600)
-    allocator_s: float = Field(4.0, ge=0, le=3600)
-    compile_cache: bool = False
+    process_init_s: float = Field(
+        4.0, ge=0, le=3600, description="cold-start item 1: process start and imports [s]"
+    )
+    cuda_context_s: float = Field(
+        6.0, ge=0, le=3600, description="cold-start item 2: the CUDA context [s]"
+    )
+    allocator_s: float = Field(
+        4.0, ge=0, le=3600, description="cold-start item 3: the allocator's warm-up [s]"
+    )
+    compile_cache: bool = Field(False, description="torch.compile cache present (warm)")
     capture_sizes: list[Annotated[int, Field(ge=1, le=MAX_BATCH)]] | None = Field(
         None,
         min_length=1,
         max_length=MAX_CAPTURE_SIZES,
-        description="batch sizes captured as graphs (auto: engine's)",
+        description="batch sizes captured as graphs, comma separated, strictly increasing, each 1–65536, 1–512 of them",
     )
-    sleep_level: Literal[0, 1, 2] = 0
-    gpu_hour_usd: float | None = Field(None, ge=0, le=1000, description="[USD/GPU-hour]")
+    sleep_level: Literal[0, 1, 2] = Field(
+        0, description="0 (off), 1 (weights parked in host RAM), 2 (weights discarded)"
+    )
+    gpu_hour_usd: float | None = Field(
+        None, ge=0, le=1000, description="price of one GPU-hour (`auto` = the hardware preset's)"
+    )
     # ---- scale to zero (SPEC 4.4)
     traffic: str = Field(
         "business-hours",
         pattern=r"^[a-z0-9][a-z0-9.-]{0,63}$",
-        description="traffic profile id (presets/traffic.yaml)",
+        description="traffic profile (`presets/traffic.yaml`): `steady`, `business-hours`, `bursts`, `nightly-batch`, `spiky-internal`",
     )
     rate_scale: float = Field(
         1.0,
         ge=MIN_RATE_SCALE,
         le=MAX_RATE_SCALE,
-        description="multiplies the arrival rate (a trace's time axis is compressed or stretched)",
+        description="multiplies the arrival rate; on a trace it compresses (> 1) or stretches (< 1) the time axis",
     )
     idle_timeout_s: float = Field(
-        300.0, ge=1, le=86400, description="a replica stops after this long without requests [s]"
+        300.0,
+        ge=1,
+        le=86400,
+        description="a replica stops (or sleeps) after this long without requests [s]",
     )
     warm_replicas: int | None = Field(
-        None, ge=1, le=1000, description="the warm floor (auto: what the peak hour needs)"
+        None, ge=1, le=1000, description="the warm floor (`auto` = what the peak hour needs)"
     )
     prewarm_hours: str = Field(
         "8-18",
         max_length=100,
-        description="hours of the day kept warm by the pre-warm strategy, e.g. 8-18 or 7-12,13-19",
+        description="hours the pre-warm strategy keeps warm: `8-18`, `7-12,13-19`, `22-6`, `none`",
     )
-    sla_s: float = Field(10.0, ge=0, le=86400, description="start-up wait a request tolerates [s]")
+    sla_s: float = Field(
+        10.0, ge=0, le=86400, description="the start-up wait a request tolerates [s]"
+    )
     sla_penalty_usd: float = Field(
-        0.05, ge=0, le=1e6, description="cost of one request that waits longer than sla_s [USD]"
+        0.05,
+        ge=0,
+        le=1e6,
+        description="what one request that waits longer than `sla_s` costs [USD]",
     )
     shared_while_asleep: float = Field(
-        0.0, ge=0, le=1, description="share of an asleep replica's GPU time billed to another model"
+        0.0,
+        ge=0,
+        le=1,
+        description="share of an asleep replica's GPU time another model pays for",
     )
     # ---- serving under load (SPEC 4.6)
     request_rate: float | Literal["inf"] = Field(
@@ -463,27 +540,23 @@ class Scenario(BaseModel):
         0.0,
         ge=0,
         lt=1,
-        description="lengths=random: each length is drawn uniformly from [L × (1 − r), "
-        "L × (1 + r)] around prompt_tokens and output_tokens (vllm bench serve "
-        "--random-range-ratio)",
+        description="`lengths=random`: each length uniform in [L(1 − r), L(1 + r)] (vLLM's `--random-range-ratio`), r in [0, 1)",
     )
     prefix_caching: Literal["auto", "true", "false"] = Field(
         "auto",
-        description="automatic prefix caching: auto = the engine's default (vLLM V1 and SGLang "
-        "on, vLLM V0 off)",
+        description="automatic prefix caching: `auto` (the engine's: vLLM V1 and SGLang on, vLLM V0 off), `true`, `false`",
     )
     shared_prefix_tokens: int = Field(
         0,
         ge=0,
         le=10_000_000,
-        description="tokens every prompt starts with (a system prompt or shared document), "
-        "counted in prompt_tokens",
+        description="tokens every prompt starts with, part of `prompt_tokens` (0 to `prompt_tokens`)",
     )
     prefix_groups: int = Field(
         1,
         ge=1,
         le=1_000_000,
-        description="distinct shared prefixes the requests draw from, uniformly",
+        description="distinct shared prefixes the requests draw from uniformly, ≥ 1",
     )
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seed of the arrivals and lengths")
     ttft_slo_ms: float = Field(
@@ -498,7 +571,7 @@ class Scenario(BaseModel):
     calibrated: list[CalibratedKey] | None = Field(
         None,
         max_length=len(CALIBRATED_KEYS),
-        description="keys whose values were fitted to measurements (Measurements page, Apply)",
+        description='keys whose values were fitted to measurements (the Measurements page\'s "Apply" sets it; the landing page says so)',
     )
 
     @field_validator("capture_sizes", mode="before")

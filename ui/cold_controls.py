@@ -8,7 +8,8 @@ import streamlit as st
 from model.presets import cold_start_presets
 from model.scenario import Scenario
 from ui import state
-from ui.sidebar import _on_field, _sync, floor
+from ui.sidebar import _on_field, _sync
+from ui.state import field_widget
 from ui.text import GLOSSARY, release_product
 
 
@@ -34,15 +35,13 @@ def cold_controls(s: Scenario) -> None:
         help="Where the checkpoint is read from; each tier has its own bandwidth in total and "
         "per read stream.",
     )
-    c[2].number_input(
+    field_widget(
+        c[2].number_input,
         "Read streams",
-        min_value=1,
-        max_value=1024,
+        "concurrency",
+        s.concurrency,
         step=1,
         value=None,
-        key=_sync("w_concurrency", s.concurrency),
-        on_change=_on_field,
-        args=("concurrency",),
         placeholder=f"auto ({p.loaders[s.loader].default_concurrency})",
         help="Read streams the loader opens (1–1024). Empty = the loader's default.",
     )
@@ -75,24 +74,20 @@ def cold_controls(s: Scenario) -> None:
                 (b, "cuda_context_s", "2 CUDA context [s]"),
                 (c2, "allocator_s", "3 allocator [s]"),
             ):
-                col.number_input(
+                field_widget(
+                    col.number_input,
                     label,
-                    min_value=0.0,
-                    max_value=3600.0,
+                    field,
+                    getattr(s, field),
                     step=0.5,
-                    key=_sync(f"w_{field}", getattr(s, field)),
-                    on_change=_on_field,
-                    args=(field,),
-                    help="Seconds this start-up item takes, 0–3600.",
+                    help="Seconds this start-up item takes.",
                 )
-            d.number_input(
+            field_widget(
+                d.number_input,
                 "H2D per GPU [GB/s]",
-                min_value=floor(0.01, s.hardware.h2d_gb_s),
-                max_value=10000.0,
+                "hardware.h2d_gb_s",
+                s.hardware.h2d_gb_s,
                 step=1.0,
-                key=_sync("w_hardware.h2d_gb_s", s.hardware.h2d_gb_s),
-                on_change=_on_field,
-                args=("hardware.h2d_gb_s",),
                 help="Host-to-device (H2D) copy bandwidth per GPU (PCIe Gen5 x16 ≈ 50).",
             )
             tier = p.storage[s.storage]
@@ -110,15 +105,13 @@ def cold_controls(s: Scenario) -> None:
                     "engine's",
                 ),
             ):
-                col.number_input(
+                field_widget(
+                    col.number_input,
                     label,
-                    min_value=0.0 if "compile" in field else floor(0.01, getattr(raw, field)),
-                    max_value=3600.0 if "compile" in field else 10000.0,
+                    field,
+                    getattr(raw, field),
                     step=0.5,
                     value=None,
-                    key=_sync(f"w_{field}", getattr(raw, field)),
-                    on_change=_on_field,
-                    args=(field,),
                     placeholder=f"auto ({auto:g})",
                     help=f"Empty = the {whose} {auto:g}.",
                 )

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from model.errors import ScenarioError
-from model.scenario import MAX_RATE_SCALE, MIN_RATE_SCALE, Scenario
+from model.scenario import Scenario
 from ui import state
 from ui.state import field_widget
 from ui.text import GLOSSARY, md_escape
@@ -219,8 +219,6 @@ def controls(s: Scenario) -> None:
         "Rate scale",
         "rate_scale",
         s.rate_scale,
-        min_value=MIN_RATE_SCALE,
-        max_value=MAX_RATE_SCALE,
         step=0.1,
         format="%g",
         help="Multiplies the arrival rate; on a trace it compresses (> 1) or stretches (< 1) "
@@ -231,8 +229,6 @@ def controls(s: Scenario) -> None:
         "Idle timeout [s]",
         "idle_timeout_s",
         s.idle_timeout_s,
-        min_value=1.0,
-        max_value=86400.0,
         step=30.0,
         help="A replica stops (or sleeps) after this long without requests (1 s to a day).",
     )
@@ -241,8 +237,6 @@ def controls(s: Scenario) -> None:
         "Start-up SLA [s]",
         "sla_s",
         s.sla_s,
-        min_value=0.0,
-        max_value=86400.0,
         step=1.0,
         help=GLOSSARY["SLA"],
     )
@@ -251,8 +245,6 @@ def controls(s: Scenario) -> None:
         "Penalty per miss [USD]",
         "sla_penalty_usd",
         s.sla_penalty_usd,
-        min_value=0.0,
-        max_value=1e6,
         step=0.01,
         format="%g",
         help="What one request that waits longer than the SLA costs.",
@@ -268,8 +260,6 @@ def controls(s: Scenario) -> None:
                 "Warm replicas",
                 "warm_replicas",
                 s.warm_replicas,
-                min_value=1,
-                max_value=1000,
                 step=1,
                 value=None,
                 placeholder="auto (what the peak needs)",
@@ -288,8 +278,6 @@ def controls(s: Scenario) -> None:
                 "Shared while asleep",
                 "shared_while_asleep",
                 s.shared_while_asleep,
-                min_value=0.0,
-                max_value=1.0,
                 step=0.1,
                 help="Share of an asleep replica's GPU time another model pays for (0 = billed in "
                 "full).",
@@ -299,8 +287,6 @@ def controls(s: Scenario) -> None:
                 "Price [USD/GPU-hour]",
                 "gpu_hour_usd",
                 s.raw.gpu_hour_usd,
-                min_value=0.0,
-                max_value=1000.0,
                 step=0.1,
                 value=None,
                 placeholder=f"auto ({s.hardware.gpu_hour_usd:g})",

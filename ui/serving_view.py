@@ -8,7 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from model.lengths import length_sets
-from model.scenario import MAX_NUM_REQUESTS, Scenario
+from model.scenario import Scenario
 from ui.state import field_widget
 
 
@@ -33,8 +33,6 @@ def controls(s: Scenario) -> None:
         "Max concurrency",
         "max_concurrency",
         s.max_concurrency,
-        min_value=1,
-        max_value=100_000,
         value=None,
         step=1,
         placeholder="none",
@@ -47,8 +45,6 @@ def controls(s: Scenario) -> None:
         "Requests",
         "num_requests",
         s.num_requests,
-        min_value=1,
-        max_value=MAX_NUM_REQUESTS,
         step=100,
         help="Requests in the run (1 to 1,000,000); the capacity search and the sweep use at "
         "most 1,000.",
@@ -79,8 +75,6 @@ def controls(s: Scenario) -> None:
         "TTFT SLO [ms]",
         "ttft_slo_ms",
         s.ttft_slo_ms,
-        min_value=0.001,
-        max_value=1e7,
         step=50.0,
         format="%g",
         help="Time-to-first-token objective. The default, 450 ms with TPOT 40 ms at p99, is "
@@ -91,8 +85,6 @@ def controls(s: Scenario) -> None:
         "TPOT SLO [ms]",
         "tpot_slo_ms",
         s.tpot_slo_ms,
-        min_value=0.001,
-        max_value=1e6,
         step=5.0,
         format="%g",
         help="Time-per-output-token objective.",
@@ -110,8 +102,6 @@ def controls(s: Scenario) -> None:
                 "Burstiness",
                 "burstiness",
                 s.burstiness,
-                min_value=0.001,
-                max_value=1000.0,
                 step=0.1,
                 format="%g",
                 help="Shape of the gamma inter-arrival times: 1 is Poisson, below 1 burstier, "
@@ -122,8 +112,6 @@ def controls(s: Scenario) -> None:
                 "Random state",
                 "seed",
                 s.seed,
-                min_value=0,
-                max_value=2**31 - 1,
                 step=1,
                 help="Picks the random draws of arrivals and lengths: the same value, the same run.",
             )
@@ -132,8 +120,6 @@ def controls(s: Scenario) -> None:
                 "SLO attainment",
                 "slo_attainment",
                 s.slo_attainment,
-                min_value=0.01,
-                max_value=1.0,
                 step=0.01,
                 format="%g",
                 help="Share of requests that must meet both objectives (0.99: the p99).",
@@ -143,8 +129,6 @@ def controls(s: Scenario) -> None:
                 "max_num_seqs",
                 "max_num_seqs",
                 s.raw.max_num_seqs,
-                min_value=1,
-                max_value=100_000,
                 value=None,
                 step=1,
                 placeholder=f"auto ({eff.max_num_seqs:,})",
@@ -156,8 +140,6 @@ def controls(s: Scenario) -> None:
                 "Front-end [ms]",
                 "frontend_ms",
                 s.raw.frontend_ms,
-                min_value=0.0,
-                max_value=100000.0,
                 value=None,
                 step=1.0,
                 format="%g",
@@ -195,8 +177,6 @@ def controls(s: Scenario) -> None:
                 "Shared prefix tokens",
                 "shared_prefix_tokens",
                 s.shared_prefix_tokens,
-                min_value=0,
-                max_value=10_000_000,
                 step=64,
                 help="Tokens every prompt starts with (a system prompt, a shared document), "
                 "part of the prompt; 0 to the prompt tokens (vllm bench serve "
@@ -207,8 +187,6 @@ def controls(s: Scenario) -> None:
                 "Prefix groups",
                 "prefix_groups",
                 s.prefix_groups,
-                min_value=1,
-                max_value=1_000_000,
                 step=1,
                 help="How many distinct shared prefixes the requests draw from, uniformly "
                 "(1: one system prompt; many: many documents, which compete for the cache).",
@@ -218,8 +196,6 @@ def controls(s: Scenario) -> None:
                 "Range ratio",
                 "range_ratio",
                 s.range_ratio,
-                min_value=0.0,
-                max_value=0.999,
                 step=0.05,
                 format="%g",
                 help="lengths=random: each length drawn uniformly from [L(1 − r), L(1 + r)], r "
@@ -230,8 +206,6 @@ def controls(s: Scenario) -> None:
                 "API servers",
                 "api_server_count",
                 s.api_server_count,
-                min_value=1,
-                max_value=64,
                 step=1,
                 help="API-server processes sharing the front-end work and the streaming of "
                 "tokens (vllm serve --api-server-count). Each costs the engine's "

@@ -12,7 +12,7 @@ from model.engines import ENGINE_KNOBS, engine_profiles
 from model.errors import ScenarioError
 from model.overrides import DTYPE_KEYS, resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
-from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, MAX_BATCH, Scenario
+from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, headline_hold, refreeze_after_imports, report, state
 from ui.layout import GLOSSARY, equal_row, key_name, md_escape
@@ -28,6 +28,7 @@ def _text(value: Any) -> str:
 
 
 _on_field = state.on_field
+field_widget = state.field_widget
 
 
 def _on_preset(kind: str) -> None:
@@ -156,14 +157,12 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
         args=("weights_dtype",),
         help="Bytes per weight: FP8 and INT4 read less from HBM per step and fit more KV cache.",
     )
-    c2.number_input(
+    field_widget(
+        c2.number_input,
         "GPUs (TP)",
-        min_value=1,
-        max_value=64,
+        "gpus",
+        s.gpus,
         step=1,
-        key=_sync("w_gpus", s.gpus),
-        on_change=_on_field,
-        args=("gpus",),
         help="GPUs per replica. " + GLOSSARY["TP (tensor parallelism)"],
     )
     ckpt = s.model.checkpoint_dtype or "bf16"
@@ -181,46 +180,38 @@ def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
             "params × bytes per param."
         )
     c1 = c2 = equal_row("batch_context", sb)
-    c1.number_input(
+    field_widget(
+        c1.number_input,
         "Batch",
-        min_value=1,
-        max_value=MAX_BATCH,
+        "batch",
+        s.batch,
         step=1,
-        key=_sync("w_batch", s.batch),
-        on_change=_on_field,
-        args=("batch",),
         help="Concurrent sequences in a decode step.",
     )
-    c2.number_input(
+    field_widget(
+        c2.number_input,
         "Context tokens",
-        min_value=0,
-        max_value=10_000_000,
+        "context_tokens",
+        s.context_tokens,
         step=256,
-        key=_sync("w_context_tokens", s.context_tokens),
-        on_change=_on_field,
-        args=("context_tokens",),
         help="KV-cache tokens each sequence reads per decode step (0 = weights only). "
         + GLOSSARY["KV cache"],
     )
     c1 = c2 = equal_row("prompt_output", sb)
-    c1.number_input(
+    field_widget(
+        c1.number_input,
         "Prompt tokens",
-        min_value=1,
-        max_value=10_000_000,
+        "prompt_tokens",
+        s.prompt_tokens,
         step=256,
-        key=_sync("w_prompt_tokens", s.prompt_tokens),
-        on_change=_on_field,
-        args=("prompt_tokens",),
         help="Tokens of one request's prompt: its prefill sets the time to first token.",
     )
-    c2.number_input(
+    field_widget(
+        c2.number_input,
         "Output tokens",
-        min_value=1,
-        max_value=10_000_000,
+        "output_tokens",
+        s.output_tokens,
         step=64,
-        key=_sync("w_output_tokens", s.output_tokens),
-        on_change=_on_field,
-        args=("output_tokens",),
         help="Tokens of one request's answer: one decode step each.",
     )
     sb.selectbox(
@@ -283,75 +274,63 @@ def _overheads(s: Scenario) -> None:
     else:
         st.caption("Every value below is the engine profile's; change one to override it.")
     a, b = st.columns(2)
-    a.number_input(
+    field_widget(
+        a.number_input,
         "Launch τ [µs]",
-        min_value=floor(0.01, s.launch_us),
-        max_value=1000.0,
+        "launch_us",
+        s.launch_us,
         step=0.5,
         format="%.4g",
-        key=_sync("w_launch_us", s.launch_us),
-        on_change=_on_field,
-        args=("launch_us",),
         help=GLOSSARY["Launch cost τ"],
     )
-    b.number_input(
+    field_widget(
+        b.number_input,
         "Host work [ms]",
-        min_value=0.0,
-        max_value=1000.0,
+        "host_ms",
+        s.host_ms,
         step=0.1,
         format="%.2f",
-        key=_sync("w_host_ms", s.host_ms),
-        on_change=_on_field,
-        args=("host_ms",),
         help="CPU work every step pays that CUDA graphs do not remove: scheduling, sampling, "
         "synchronisation.",
     )
-    a.number_input(
+    field_widget(
+        a.number_input,
         "Kernels / layer",
-        min_value=1,
-        max_value=1000,
+        "kernels_per_layer",
+        s.kernels_per_layer,
         step=1,
-        key=_sync("w_kernels_per_layer", s.kernels_per_layer),
-        on_change=_on_field,
-        args=("kernels_per_layer",),
         help="GPU kernels one layer launches in an eager decode step.",
     )
-    b.number_input(
+    field_widget(
+        b.number_input,
         "Kernels / step",
-        min_value=1,
-        max_value=1_000_000,
+        "kernels",
+        s.kernels,
         step=10,
         value=None,
-        key=_sync("w_kernels", s.kernels),
-        on_change=_on_field,
-        args=("kernels",),
         placeholder="auto",
         help="Empty = layers × kernels per layer.",
     )
     a, b = st.columns(2)
-    a.number_input(
+    field_widget(
+        a.number_input,
         "Weights size [GB]",
-        min_value=floor(0.001, s.weights_gb),
-        max_value=1_000_000.0,
+        "weights_gb",
+        s.weights_gb,
         step=1.0,
         format="%.3f",
         value=None,
-        key=_sync("w_weights_gb", s.weights_gb),
-        on_change=_on_field,
-        args=("weights_gb",),
         placeholder="auto",
         help="Empty = params × bytes per param. Set it for checkpoints that keep some "
         "tensors wider (AWQ keeps 16-bit embeddings). A dtype change keeps it.",
     )
-    b.number_input(
+    field_widget(
+        b.number_input,
         "Capture s / graph",
-        min_value=0.0,
-        max_value=600.0,
+        "capture_s_per_graph",
+        s.capture_s_per_graph,
         step=0.05,
         format="%.2f",
-        key=_sync("w_capture_s_per_graph", s.capture_s_per_graph),
-        on_change=_on_field,
-        args=("capture_s_per_graph",),
         help="Start-up seconds to capture one CUDA graph (vLLM logs: 0.2–0.4 s).",
     )
     st.radio(
@@ -364,56 +343,46 @@ def _overheads(s: Scenario) -> None:
         help="additive: the CPU launches after the GPU finishes, T_gpu + N·τ + host (as the "
         "source posts count). pipelined: the CPU runs ahead, max(T_gpu, N·τ) + host.",
     )
-    st.slider(
+    field_widget(
+        st.slider,
         "Bandwidth efficiency",
-        floor(0.05, s.bw_efficiency),
-        1.0,
+        "bw_efficiency",
+        s.bw_efficiency,
         step=0.01,
-        key=_sync("w_bw_efficiency", s.bw_efficiency),
-        on_change=_on_field,
-        args=("bw_efficiency",),
         help="Share of the datasheet HBM bandwidth decode reads reach.",
     )
-    st.slider(
+    field_widget(
+        st.slider,
         "FLOPS efficiency (decode)",
-        floor(0.05, s.flops_efficiency),
-        1.0,
+        "flops_efficiency",
+        s.flops_efficiency,
         step=0.01,
-        key=_sync("w_flops_efficiency", s.flops_efficiency),
-        on_change=_on_field,
-        args=("flops_efficiency",),
         help="Share of the datasheet peak FLOPS decode reaches.",
     )
-    st.slider(
+    field_widget(
+        st.slider,
         "FLOPS efficiency (prefill)",
-        floor(0.05, s.prefill_efficiency),
-        1.0,
+        "prefill_efficiency",
+        s.prefill_efficiency,
         step=0.01,
-        key=_sync("w_prefill_efficiency", s.prefill_efficiency),
-        on_change=_on_field,
-        args=("prefill_efficiency",),
         help="Share of the datasheet peak FLOPS the prompt's prefill reaches.",
     )
-    st.number_input(
+    field_widget(
+        st.number_input,
         "All-reduce latency [µs]",
-        min_value=0.0,
-        max_value=10000.0,
+        "allreduce_latency_us",
+        s.allreduce_latency_us,
         step=1.0,
         format="%.3g",
-        key=_sync("w_allreduce_latency_us", s.allreduce_latency_us),
-        on_change=_on_field,
-        args=("allreduce_latency_us",),
         help="Fixed cost of one tensor-parallel all-reduce (two per layer per step).",
     )
-    st.number_input(
+    field_widget(
+        st.number_input,
         "HBM bandwidth [TB/s]",
-        min_value=floor(0.01, s.hardware.hbm_bandwidth_tb_s),
-        max_value=100.0,
+        "hardware.hbm_bandwidth_tb_s",
+        s.hardware.hbm_bandwidth_tb_s,
         step=0.05,
         format="%.3f",
-        key=_sync("w_hardware.hbm_bandwidth_tb_s", s.hardware.hbm_bandwidth_tb_s),
-        on_change=_on_field,
-        args=("hardware.hbm_bandwidth_tb_s",),
         help="The GPU memory's datasheet bandwidth (the hardware preset's unless changed).",
     )
 

@@ -23,7 +23,7 @@ import streamlit as st
 
 from model import codecs
 from model.errors import ScenarioError
-from model.overrides import resolve
+from model.overrides import bounds, resolve
 from model.scenario import Scenario
 
 SESSION_PARAMS = "_whatif_params"
@@ -345,7 +345,16 @@ def on_field(field: str) -> None:
 def field_widget(widget, label: str, field: str, shown: Any, /, **kwargs):
     """``widget`` (``st.number_input``, a column's ``selectbox``…) bound to the scenario key
     ``field``: it shows ``shown`` (:func:`sync_widget` on ``w_<field>``) and its changes join
-    the link (:func:`on_field`); ``kwargs`` go to the widget (``value=None`` included)."""
+    the link (:func:`on_field`); ``kwargs`` go to the widget (``value=None`` included).
+
+    A number input's or a slider's bounds are the key's ``Field``'s
+    (:func:`model.overrides.bounds`), never restated here (issue 41): a bound the Field
+    excludes (``> 0``) is left to the validation, which names the key and what it accepts."""
+    if getattr(widget, "__name__", "") in ("number_input", "slider"):
+        if "min_value" in kwargs or "max_value" in kwargs:
+            raise TypeError(f"{field}: a widget takes its bounds from the key's Field")
+        lo, hi, _ = bounds(field)
+        kwargs.update(min_value=lo, max_value=hi)
     return widget(
         label, key=sync_widget(f"w_{field}", shown), on_change=on_field, args=(field,), **kwargs
     )
