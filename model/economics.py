@@ -83,15 +83,16 @@ class Service:
     cold_range_s: tuple[float, float] | None = None  # the published spread (SPEC 4.3) [s]
 
 
-def service_of(s: Scenario) -> Service:
-    """The cold starts, wake time, capacity and request timing of one replica (other lenses)."""
+def service_of(s: Scenario, search: dict | str | None = None) -> Service:
+    """The cold starts, wake time, capacity and request timing of one replica (other lenses);
+    ``search``: the capacity search when the caller has it (:func:`model.serving.replica`)."""
     from model.serving import replica, request_stand_in  # only where a replica is sized
 
     s = s.effective()
     cs = cold_start(s)
     best = cold_start(optimised(s))
     level = s.sleep_level or 1
-    rep = replica(s)
+    rep = replica(s, search)
     if rep is None:  # the scenario cannot serve: one request's figures, as the page says
         rep = request_stand_in(s, "request")
     return Service(
@@ -488,10 +489,11 @@ def _public(fig: dict) -> dict:
     return {k: float(v) for k, v in fig.items() if not k.startswith("_")}
 
 
-def economics(s: Scenario, trace=None) -> dict:
-    """The ``economics`` section of ``whatif eval --json`` (SPEC 4.4)."""
+def economics(s: Scenario, trace=None, search: dict | str | None = None) -> dict:
+    """The ``economics`` section of ``whatif eval --json`` (SPEC 4.4); ``search`` as
+    :func:`model.serving.replica`'s."""
     s = s.effective()
-    svc = service_of(s)
+    svc = service_of(s, search)
     strategies = replay_strategies(s, trace, svc) if trace is not None else analytic(s, svc)
     out = {k: _public(v) for k, v in strategies.items()}
     # to the cent; on a tie the simpler strategy (earlier in STRATEGIES) wins
@@ -627,13 +629,14 @@ def _coverage(begin, stop, edges) -> np.ndarray:
     return np.maximum(hi - lo, 0.0).sum(axis=0) if len(begin) else np.zeros(len(edges) - 1)
 
 
-def economics_lens(s: Scenario, trace=None) -> dict:
+def economics_lens(s: Scenario, trace=None, search: dict | str | None = None) -> dict:
     """Everything the Scale to zero page shows: the ``economics`` section, the day's timeline
     of the recommended strategy, total cost and SLA misses against the idle timeout, and the
-    break-even curve (scale-to-zero cost against the cold start)."""
+    break-even curve (scale-to-zero cost against the cold start). ``search`` as
+    :func:`model.serving.replica`'s."""
     s = s.effective()
-    svc = service_of(s)
-    figures = economics(s, trace)
+    svc = service_of(s, search)
+    figures = economics(s, trace, search)
     best = figures["recommended"]
     shown = best if best != "warm" else "scale_to_zero"
     # the day's timeline for the strategy shown (analytic: per hour; replay: 96 bins)

@@ -31,12 +31,17 @@ from model.units import GB, GIB, MS, TERA, US
 
 
 def evaluate(
-    s: Scenario, trace=None, economics_section: bool = True, serving_section: bool = False
+    s: Scenario,
+    trace=None,
+    economics_section: bool = True,
+    serving_section: bool = False,
+    search: dict | str | None = None,
 ) -> dict:
     """The figures of the scenario's own batch, in the sections of ``whatif eval --json``; the
     ``economics`` section replays ``trace`` (:class:`model.readers.traces.Trace`) when one is given,
     else the scenario's traffic profile. Lenses that do not show it leave it out
-    (``economics_section=False``: ~10 ms of every run of those pages)."""
+    (``economics_section=False``: ~10 ms of every run of those pages). ``search``: the
+    replica's capacity search when the caller has it (:func:`model.serving.replica`)."""
     s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
@@ -79,7 +84,7 @@ def evaluate(
         "memory": memory_figures(s),
         "cold_start": cold_start(s),
         "request": request_figures(s),
-        **({"economics": economics(s, trace)} if economics_section else {}),
+        **({"economics": economics(s, trace, search)} if economics_section else {}),
         **(serving_sections(s, trace) if serving_section else {}),
     }
 
@@ -375,8 +380,9 @@ def launch_lens(s: Scenario) -> dict:
     }
 
 
-def summary(s: Scenario) -> dict:
+def summary(s: Scenario, search: dict | str | None = None) -> dict:
     """The landing page's one call: every section of :func:`evaluate`, plus the cold start of
-    the scenario's optimised counterpart (``cold_start_optimised``)."""
+    the scenario's optimised counterpart (``cold_start_optimised``); ``search`` as
+    :func:`evaluate`'s."""
     s = s.effective()
-    return {**evaluate(s), "cold_start_optimised": cold_start(optimised(s))}
+    return {**evaluate(s, search=search), "cold_start_optimised": cold_start(optimised(s))}

@@ -1376,7 +1376,8 @@ _NOT_READ = frozenset(
 )
 
 
-def _search_key(s: Scenario) -> str:
+def search_key(s: Scenario) -> str:
+    """What the capacity search of ``s`` depends on, as one text (a cache key)."""
     return s.effective().raw.model_dump_json(exclude=set(_NOT_READ))
 
 
@@ -1386,7 +1387,7 @@ def max_rate(s: Scenario) -> dict:
     ``saturation_request_rate``, ``requests`` per run and the ``light_load`` run's figures
     (at 1 % of the saturation throughput)."""
     s = s.effective()
-    key = _search_key(s)
+    key = search_key(s)
     hit = _MAX_RATE.get(key)
     if hit is not None:
         _MAX_RATE.move_to_end(key)
@@ -1415,32 +1416,15 @@ def max_rate(s: Scenario) -> dict:
         "requests": n,
         "light_load": f_lo,
     }
-    remember_max_rate(s, out)
+    _MAX_RATE[key] = out
+    while len(_MAX_RATE) > _MAX_RATE_SIZE:
+        _MAX_RATE.popitem(last=False)
     return out
 
 
-def known_max_rate(s: Scenario) -> bool:
-    """Whether :func:`max_rate` has the search for ``s`` at hand."""
-    return _search_key(s) in _MAX_RATE
-
-
-def remember_max_rate(s: Scenario, value: dict) -> None:
-    """Keep a capacity search computed elsewhere (the app's worker process) for ``s``."""
-    _MAX_RATE[_search_key(s)] = value
-    while len(_MAX_RATE) > _MAX_RATE_SIZE:
-        _MAX_RATE.popitem(last=False)
-
-
-#: searches the app's workers could not finish (past their time or memory budget): a lens
-#: that sizes a replica takes one request's figures for them rather than search in its thread
-_NOT_RUN: OrderedDict[str, bool] = OrderedDict()
-
-
-def search_not_run(s: Scenario) -> None:
-    """Mark the capacity search for ``s`` as one the shared server could not finish."""
-    _NOT_RUN[_search_key(s)] = True
-    while len(_NOT_RUN) > _MAX_RATE_SIZE:
-        _NOT_RUN.popitem(last=False)
+#: the ``search`` a caller passes to :func:`replica` when it could not run the capacity search
+#: (the app's workers: past their time or memory budget): one request's figures stand in
+NOT_RUN = "not_run"
 
 
 def request_stand_in(s: Scenario, basis: str) -> dict:
@@ -1457,23 +1441,24 @@ def request_stand_in(s: Scenario, basis: str) -> dict:
     }
 
 
-def replica(s: Scenario) -> dict | None:
+def replica(s: Scenario, search: dict | str | None = None) -> dict | None:
     """What the Scale to zero lens takes from this one (SPEC 4.6, "Economics uses it"): a
     replica's capacity (``capacity_per_s``: ``max_request_rate``; where even light load misses
     the SLO, the saturation throughput, ``basis`` saying which) and a request's TTFT and TPOT
-    at light load [s]; None when the scenario cannot serve."""
-    if (
-        SERVER_BUDGET
-        and not known_max_rate(s)
-        and (search_over_budget(s) or _search_key(s) in _NOT_RUN)
-    ):
+    at light load [s]; None when the scenario cannot serve.
+
+    ``search``: the capacity search (:func:`max_rate`) when the caller has it (the app runs it
+    in a worker process and passes it here, so nothing in this module is filled from outside),
+    :data:`NOT_RUN` when the caller could not run it, None to run it here."""
+    if search == NOT_RUN or (search is None and SERVER_BUDGET and search_over_budget(s)):
         # a shared server does not run a search past its budget in a page's thread: one
         # request's figures stand in, and the page says why
         return request_stand_in(s, "budget")
-    try:
-        search = max_rate(s)
-    except DoesNotFit:
-        return None
+    if search is None:
+        try:
+            search = max_rate(s)
+        except DoesNotFit:
+            return None
     light = search["light_load"]
     within = search["max_request_rate"] > 0
     return {
@@ -1486,12 +1471,12 @@ def replica(s: Scenario) -> dict | None:
     }
 
 
-def replica_summary(s: Scenario) -> dict:
+def replica_summary(s: Scenario, search: dict | str | None = None) -> dict:
     """A replica's capacity for the landing page, from :func:`replica` (the search when it is
     at hand, else one request's figures; ``basis`` says which): ``capacity_per_s``, the
     ``replicas_needed`` at the scenario's rate, and light-load ``ttft_ms`` and ``tpot_ms``;
-    ``fits`` False when the scenario cannot serve."""
-    rep = replica(s)
+    ``fits`` False when the scenario cannot serve. ``search`` as :func:`replica`'s."""
+    rep = replica(s, search)
     if rep is None:
         return {"fits": False}
     return {
@@ -1540,7 +1525,7 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     s = s.effective()
     search = max_rate(s)
     best, hi, n = search["max_request_rate"], search["saturation_request_rate"], search["requests"]
-    key = _search_key(s)  # the sweep reads what the search reads: a rate change reuses it
+    key = search_key(s)  # the sweep reads what the search reads: a rate change reuses it
     sweep = _SWEEPS.get(key)
     if sweep is None:
         runner = _Runner(s, n)

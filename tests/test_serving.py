@@ -455,15 +455,27 @@ def test_a_scenario_that_cannot_serve_falls_back_to_one_request():
     assert service_of(s).capacity_basis == "request"
 
 
-def test_the_worker_primes_the_core_so_economics_never_searches_in_the_session():
+def test_the_worker_searches_and_the_core_takes_it_so_economics_never_searches_in_the_session(
+    monkeypatch,
+):
+    from model.economics import economics_lens
     from ui import serving_worker
 
     s = scen(("scenario", "llama-8b-1xh100"), ("seed", 321))
-    assert not serving.known_max_rate(s)
-    serving_worker.prime(s)
-    assert serving.known_max_rate(s)
-    # a Scale to zero knob does not need a new search
-    assert serving.known_max_rate(s.model_copy(update={"idle_timeout_s": 60, "batch": 8}))
+    found = serving_worker.search(s)
+    assert found["max_request_rate"] > 0
+    # a Scale to zero knob does not need a new search: the worker's is kept, by the caller
+    other = s.model_copy(update={"idle_timeout_s": 60, "batch": 8})
+    assert serving_worker.search(other) is found
+
+    def no_search(*a, **k):
+        raise AssertionError("the core searched again")
+
+    monkeypatch.setattr(serving, "max_rate", no_search)
+    eco = economics_lens(other, None, found)
+    assert eco["figures"]["replica_capacity_requests_per_s"] == pytest.approx(
+        found["max_request_rate"]
+    )
 
 
 # ------------------------------------------------------------------ measurements over it (item 6)

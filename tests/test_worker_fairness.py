@@ -218,14 +218,14 @@ def test_a_search_that_cannot_finish_sizes_the_replica_by_one_request(fresh_pool
     monkeypatch.setattr(w, "RUN_BUDGET_S", 1)
     s = scen(("seed", 4403), ("scenario", "llama-8b-1xh100"))
     with hang_guard(120):
-        w.prime(s)
-    assert not serving.known_max_rate(s)
+        found = w.search(s)
+    assert found == serving.NOT_RUN
 
     def no_search(*a, **k):
         raise AssertionError("the search ran in the server's thread")
 
     monkeypatch.setattr(serving, "max_rate", no_search)
-    assert service_of(s).capacity_basis == "budget"
+    assert service_of(s, found).capacity_basis == "budget"
 
 
 def test_a_worker_that_dies_twice_is_reported_not_computed_here(fresh_pool, monkeypatch):

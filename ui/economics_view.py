@@ -41,8 +41,8 @@ def lens(s: Scenario, baseline: bool = False) -> dict:
     from ui import serving_worker
 
     def compute():
-        serving_worker.prime(s)  # the replica's capacity, searched off the session's thread
-        return economics_lens(s, trace())
+        # the replica's capacity, searched off the session's thread
+        return economics_lens(s, trace(), serving_worker.search(s))
 
     return state.session_cached(slot, key, compute)
 

@@ -511,18 +511,39 @@ def compute(s: Scenario) -> dict:
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     if result.get("fits"):
-        serving.remember_max_rate(s, result["search"])
+        _keep_search(s, result["search"])
     return result
 
 
-def prime(s: Scenario) -> None:
-    """Make the capacity search for ``s`` available to the core (:func:`model.serving.max_rate`)
-    by running it in the worker, so a lens that sizes replicas (Scale to zero, the landing
-    page, Compare) never runs it in the session's thread. A scenario that cannot serve is left
-    to the core, which says so at once; one whose search the workers could not finish is
-    marked so, and the core sizes its replica by one request (basis "budget")."""
-    if serving.known_max_rate(s) or serving.search_over_budget(s):
-        return  # a refused search is left to the core, whose own budget says so
+#: the capacity searches this server has (from the Serving lens's results or run for
+#: :func:`search`), by :func:`model.serving.search_key`: kept here, by the caller, and passed
+#: to the core (model/ keeps no cache the app fills)
+_searches: OrderedDict = OrderedDict()
+
+
+def _keep_search(s: Scenario, found) -> None:
+    with _lock:
+        _searches[serving.search_key(s)] = found
+        while len(_searches) > CACHE_SIZE:
+            _searches.popitem(last=False)
+
+
+def search(s: Scenario) -> dict | str | None:
+    """The capacity search for ``s`` (:func:`model.serving.max_rate`), run in a worker so a lens
+    that sizes replicas (Scale to zero, the landing page, Compare) never runs it in the
+    session's thread; pass it to the core (``search=`` of :func:`model.serving.replica`,
+    :func:`model.economics.economics_lens`, :func:`model.evaluate.summary`).
+
+    :data:`model.serving.NOT_RUN` when the workers could not finish it (the core then sizes the
+    replica by one request, basis "budget"); None for a scenario that cannot serve or whose
+    search is past the server's budget: the core says so at once, without searching."""
+    key = serving.search_key(s)
+    with _lock:
+        if key in _searches:
+            _searches.move_to_end(key)
+            return _searches[key]
+    if serving.search_over_budget(s):
+        return None  # the core's own budget says so
     raw = s.raw.model_dump(mode="json")
     try:
         found = (
@@ -531,11 +552,11 @@ def prime(s: Scenario) -> None:
             else (_ask(raw, "search", _lane_of(s, search_only=True)))
         )
     except (RuntimeError, ValueError):  # the worker's refusal: DoesNotFit, said again by the core
-        return
+        return None
     except WorkerFailed:
-        serving.search_not_run(s)
-        return
-    serving.remember_max_rate(s, found)
+        found = serving.NOT_RUN  # kept: the same search would fail the same way soon after
+    _keep_search(s, found)
+    return found
 
 
 #: the workers' scheduling priority below the server's (os.nice): heavy work yields the CPU

@@ -68,8 +68,11 @@ SCALE_TO_ZERO = Metrics(
 
 
 def _compute(s, trace=None) -> dict:
-    serving_worker.prime(s)
-    return {**summary(s), "serving_summary": serving.replica_summary(s.effective())}
+    found = serving_worker.search(s)  # in a worker, never in the session's thread
+    return {
+        **summary(s, search=found),
+        "serving_summary": serving.replica_summary(s.effective(), found),
+    }
 
 
 def _figures(r: dict) -> dict:

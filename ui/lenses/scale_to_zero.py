@@ -182,7 +182,7 @@ SCALE_TO_ZERO = Lens(
     order=4,
     title="Scale to zero",
     slug="scale-to-zero",
-    compute=lambda s, trace=None: (serving_worker.prime(s), economics_lens(s, trace))[1],
+    compute=lambda s, trace=None: economics_lens(s, trace, serving_worker.search(s)),
     page_compute=lambda s, baseline: economics_view.lens(s, baseline=baseline),
     figures=lambda r: economics_figures(r["figures"]),
     metrics={"headline": STRATEGY},
