@@ -41,10 +41,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import streamlit.testing.v1.app_test as _app_test  # noqa: E402
-import streamlit.testing.v1.local_script_runner as _local_runner  # noqa: E402
-from streamlit.runtime.scriptrunner.script_cache import ScriptCache  # noqa: E402
-from streamlit.runtime.scriptrunner.script_runner import ScriptRunner  # noqa: E402
+from ui.streamlit_internals import runner_internals  # noqa: E402 - the one seam
+
+_internals = runner_internals()
+_app_test = _internals.app_test
+_local_runner = _internals.local_script_runner
+ScriptCache = _internals.ScriptCache
+ScriptRunner = _internals.ScriptRunner
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from model.cold_start import cold_start_lens  # noqa: E402

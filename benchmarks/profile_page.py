@@ -24,7 +24,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import page_speed  # noqa: E402, F401 - one shared ScriptCache, as a server has
-from streamlit.runtime.scriptrunner.script_runner import ScriptRunner  # noqa: E402
+
+from ui.streamlit_internals import runner_internals  # noqa: E402 - the one seam
+
+ScriptRunner = runner_internals().ScriptRunner
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 PROFILE = cProfile.Profile(time.thread_time)
@@ -153,8 +156,7 @@ def install_timers() -> None:
         for attr in dir(mod):
             if attr.endswith("_figure") and callable(getattr(mod, attr)):
                 _wrap(mod, attr, f"{mod_name}.{attr}")
-    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
-    from streamlit.runtime.state.session_state import SessionState
+    ScriptCache, SessionState = runner_internals().ScriptCache, runner_internals().SessionState
 
     _wrap(ScriptCache, "get_bytecode", "script compile (cached after the first run)")
     _wrap(SessionState, "on_script_will_rerun", "session state: before the run (callbacks)")

@@ -19,8 +19,13 @@ import gc
 import sys
 import threading
 import time
+from pathlib import Path
 
-from streamlit.runtime.scriptrunner import script_runner
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ui.streamlit_internals import runner_internals  # noqa: E402 - the one seam
+
+script_runner = runner_internals().script_runner
 
 _local = threading.local()
 
@@ -61,7 +66,7 @@ script_runner.gc = _TimedGC()
 script_runner.ScriptRunner._run_script = _timed_run_script
 
 if __name__ == "__main__":
-    from streamlit.web.cli import main
+    main = runner_internals().cli_main
 
     sys.argv = ["streamlit", *sys.argv[1:]]
     sys.exit(main())

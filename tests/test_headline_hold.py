@@ -1,5 +1,5 @@
 """The headline pause holds the rest of the page's messages while the script goes on
-(ui.headline_hold, issue 22): nothing leaves during the pause, everything leaves in order, and
+(ui.streamlit_internals.hold, issue 22): nothing leaves during the pause, everything leaves in order, and
 before Streamlit says the run finished, however the run ends."""
 
 import threading
@@ -11,7 +11,7 @@ from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
 
-from ui import headline_hold
+from ui import streamlit_internals as headline_hold
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,7 +97,7 @@ def wait_after_the_headline():
     file): here, until the held message has left (``record_timeline``), 30 s at most."""
     import streamlit as st
 
-    from ui import headline_hold
+    from ui import streamlit_internals as headline_hold
 
     st.metric("head", 1)
     st.session_state["held"] = headline_hold.hold(0.05)
@@ -129,7 +129,7 @@ def test_a_run_that_ends_before_the_deadline_sends_everything_before_it_finishes
     def script():
         import streamlit as st
 
-        from ui import headline_hold
+        from ui import streamlit_internals as headline_hold
 
         st.metric("head", 1)
         headline_hold.hold(0.1)
@@ -193,7 +193,7 @@ def test_a_second_run_on_the_same_runner_holds_again(timeline):
     def script():
         import streamlit as st
 
-        from ui import headline_hold
+        from ui import streamlit_internals as headline_hold
 
         st.metric("head", st.session_state.get("n", 0))
         st.session_state["held"] = headline_hold.hold(0.02)

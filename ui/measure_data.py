@@ -212,10 +212,9 @@ def client_key() -> str:
     except Exception:  # noqa: BLE001 - no request context (a bare script run)
         who = None
     if not who:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
+        from ui.streamlit_internals import session_id
 
-        ctx = get_script_run_ctx()
-        who = "session:" + (ctx.session_id if ctx is not None else "none")
+        who = "session:" + (session_id() or "none")
     return hashlib.sha256(f"whatif-owner:{who}".encode()).hexdigest()[:32]
 
 

@@ -56,6 +56,7 @@ from pathlib import Path
 from model import codecs, serving
 from model.errors import ScenarioError
 from model.scenario import Scenario
+from ui import streamlit_internals
 from ui.settings import env_number
 
 log = logging.getLogger(__name__)
@@ -295,44 +296,13 @@ class MovedOn(Exception):
 POLL_S = 0.1  #: how often a waiting session checks whether it has moved on
 
 
-def run_context():
-    """The calling Streamlit script run's context, or None outside one (a report, a test)."""
-    try:
-        from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-        return get_script_run_ctx(suppress_warning=True)
-    except Exception:  # noqa: BLE001 - no Streamlit here
-        return None
+run_context = streamlit_internals.run_context  # noqa: E305 - the names this module used
+session_moved_on = streamlit_internals.session_moved_on
 
 
 def session_key() -> str:
     """Whose job this is: the Streamlit session's id, or the calling thread's outside one."""
-    ctx = run_context()
-    sid = getattr(ctx, "session_id", None) if ctx is not None else None
-    return str(sid) if sid else f"thread-{threading.get_ident()}"
-
-
-def session_moved_on() -> bool:
-    """Whether the calling script run has been asked to stop or rerun (its user changed
-    something), or its session is no longer connected (the tab was closed). Streamlit has no
-    public call for the first: this reads the run's request state, and says False wherever
-    that is not there (a bare call, another Streamlit)."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-
-        ctx = run_context()
-        if ctx is None:
-            return False
-        state = getattr(getattr(ctx, "script_requests", None), "_state", None)
-        if state is not None and state != ScriptRequestType.CONTINUE:
-            return True
-        from streamlit.runtime import Runtime
-
-        if Runtime.exists() and ctx.session_id:
-            return not Runtime.instance().is_active_session(ctx.session_id)
-        return False
-    except Exception:  # noqa: BLE001 - no way to tell: wait for the result
-        return False
+    return streamlit_internals.session_id() or f"thread-{threading.get_ident()}"
 
 
 def _renice(proc: subprocess.Popen, nice: int) -> None:

@@ -14,7 +14,7 @@ from model.overrides import DTYPE_KEYS, resolve
 from model.presets import hardware_presets, model_presets, scenario_description, scenario_names
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, Scenario
 from model.units import WEIGHTS_DTYPES
-from ui import compare, export, headline_hold, refreeze_after_imports, report, state
+from ui import compare, export, refreeze_after_imports, report, state, streamlit_internals
 from ui.layout import GLOSSARY, equal_row, key_name, md_escape
 from ui.lenses import PAGE_OF, PAGES
 from ui.settings import env_number
@@ -458,12 +458,12 @@ def _headline_pause_s() -> float:
 #: the headline figures lets the browser paint them first; the rest follows 25 ms later.
 #: Measured in benchmarks/NOTES-speed.md ("Headline first"). The script goes on building the
 #: rest of the page meanwhile; what it sends is held until the pause ends
-#: (:mod:`ui.headline_hold`), so a run takes the longer of the two, not their sum.
+#: (:func:`ui.streamlit_internals.hold`), so a run takes the longer of the two, not their sum.
 HEADLINE_PAUSE_S = _headline_pause_s()
 
 
 def _pause(seconds: float) -> None:
-    headline_hold.hold(seconds)
+    streamlit_internals.hold(seconds)
 
 
 def draw_sidebar() -> None:

@@ -25,6 +25,7 @@ from model import codecs
 from model.errors import ScenarioError
 from model.overrides import bounds, resolve
 from model.scenario import Scenario
+from ui import streamlit_internals
 
 SESSION_PARAMS = "_whatif_params"
 # This run's widget keys whose values the browser sent into a new session (a reconnect), and
@@ -48,12 +49,8 @@ URL_PENDING = "_whatif_url_pending"
 
 
 def _run_flag(name: str, outside: bool) -> bool:
-    """The current script run's flag ``name`` (an attribute of Streamlit's run context), or
-    ``outside`` with no run (a unit test) or where Streamlit no longer has it."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return outside if ctx is None else bool(getattr(ctx, name, outside))
+    """The current script run's flag ``name`` (:func:`ui.streamlit_internals.run_flag`)."""
+    return streamlit_internals.run_flag(name, outside)
 
 
 def _in_callback() -> bool:
@@ -407,40 +404,18 @@ def adopt_browser_values() -> None:
 
 
 # Streamlit has no public API for what follows: the widget values a browser sent into a new
-# session, and a widget's callback. If these internals change, ``_inner_state`` returns None
-# and widgets behave as before (the scenario wins).
-
-
-def _inner_state() -> Any:
-    try:
-        from streamlit.runtime.state.session_state_proxy import get_session_state
-
-        inner = get_session_state()._state  # noqa: SLF001 - the one way to reach it
-    except Exception:  # noqa: BLE001 - a missing internal must not break the page
-        return None
-    needed = ("get_widget_states", "get_widget_id_from_key", "get_widget_metadata")
-    return inner if all(hasattr(inner, name) for name in needed) else None
+# session, and a widget's callback (ui.streamlit_internals). If these internals change, both
+# come back empty and widgets behave as before (the scenario wins).
 
 
 def _browser_widget_keys() -> frozenset[str]:
-    """Keys of the widgets whose values came with this run from the browser. Only called on a
-    session's first run, before any widget exists, when every widget state is the browser's."""
-    inner = _inner_state()
-    if inner is None:
-        return frozenset()
-    try:
-        from streamlit.runtime.state.common import user_key_from_element_id
-
-        states = inner.get_widget_states()
-        return frozenset(k for w in states if (k := user_key_from_element_id(w.id)) is not None)
-    except Exception:  # noqa: BLE001
-        return frozenset()
+    """Keys of the widgets whose values came with this run from the browser
+    (:func:`ui.streamlit_internals.browser_widget_keys`)."""
+    return streamlit_internals.browser_widget_keys()
 
 
 def _widget_metadata(key: str) -> Any:
-    inner = _inner_state()
-    widget_id = None if inner is None else inner.get_widget_id_from_key(key)
-    return None if widget_id is None else inner.get_widget_metadata(widget_id)
+    return streamlit_internals.widget_metadata(key)
 
 
 def _widget_drawn(key: str) -> bool:
