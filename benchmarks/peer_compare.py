@@ -28,7 +28,7 @@ to HYBRID where the silicon tables miss an op, which the cache records):
 * parallelism: gpus = TP (``pp2`` in the run id -> PP 2; ``ep`` -> MoE expert parallel;
   ``dpattn`` -> attention DP); MoE models otherwise MoE-TP = TP;
 * isl/osl: the run's mean prompt tokens and the output tokens it generated
-  (``tests.published_serving.generated_mean``, as this project's runs take them;
+  (``tools.published_serving.generated_mean``, as this project's runs take them;
   ``prefix_cached_tokens=N`` in the notes -> AIConfigurator's ``prefix``); ctx_tokens:
   AIConfigurator's default (= isl). ``--ctx-tokens engine`` passes the engine's prefill chunk instead (vLLM 8192, 2048 on A100 / GPUs under
   70 GiB, ``mnbtN`` from the run id; SGLang / TRT-LLM 8192), but AIConfigurator reads
@@ -48,7 +48,7 @@ Metrics compared (AIConfigurator gives steady-state means, no distributions, so 
 compared): mean/median TTFT ~ ttft; mean/median TPOT and ITL ~ tpot; output_throughput ~
 tokens/s (per replica: AIConfigurator's tokens/s is the whole TP*PP*DP group, = tokens/s/gpu x
 GPUs); request_throughput ~ seq/s; total_token_throughput ~ seq/s x (isl + osl); mean/median
-E2EL ~ request_latency. This project's figures come from ``tests.published_serving.compare()``.
+E2EL ~ request_latency. This project's figures come from ``tools.published_serving.compare()``.
 
 Answers are cached in benchmarks/peer_compare_cache.json (keyed by the request and the
 AIConfigurator version), so a rerun is fast.
@@ -296,8 +296,8 @@ def _engine(row: dict) -> str:
 
 def job_for(run_id: str, row: dict, ctx_mode: str = "aic") -> tuple[dict | None, str | None]:
     """AIConfigurator's inputs for one run, or (None, why it cannot take the run)."""
-    from tests import published_serving as ps
-    from tests.published import prefix_cached_tokens
+    from tools import published_serving as ps
+    from tools.published import prefix_cached_tokens
 
     gpu, model, dtype = row["gpu"], row["model"], row["weights_dtype"]
     if gpu not in SYSTEMS:
@@ -473,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
 
-    from tests import published_serving as ps
+    from tools import published_serving as ps
 
     all_runs = list(ps.runs().items())
     if args.limit:

@@ -1,6 +1,6 @@
 """How far off can this be? The defaults' error against published measurements (issue 20).
 
-``presets/accuracy.json`` is written by ``python -m tests.published --write`` from the
+``presets/accuracy.json`` is written by ``python -m tools.published --write`` from the
 project's two tables of published measurements (``tests/data/published_measurements.csv``,
 ``tests/data/published_serving.csv``) and kept current by ``tests/test_accuracy.py``: per
 figure category, the number of measurements, the median and worst relative error of the

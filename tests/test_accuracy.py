@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from model import accuracy, engines
-from tests import published
+from tools import published
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +20,7 @@ def test_the_recorded_summary_is_current():
     recorded = json.loads(published.ACCURACY_FILE.read_text())
     got = published.accuracy()
     assert recorded["categories"] == json.loads(json.dumps(got["categories"])), (
-        "presets/accuracy.json is out of date: run python -m tests.published --write"
+        "presets/accuracy.json is out of date: run python -m tools.published --write"
     )
     assert recorded["engine_versions"] == {
         k: p.version for k, p in engines.engine_profiles().items()

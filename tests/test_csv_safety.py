@@ -49,7 +49,7 @@ def test_the_figures_csv_of_a_hostile_link_has_no_formula_cell():
     """The issue's reproducer, end to end: Roofline with that model name, its Figures CSV."""
     from streamlit.testing.v1 import AppTest
 
-    from tests import golden
+    from tools import golden
 
     golden._record_deferred()
     golden._DEFERRED.clear()

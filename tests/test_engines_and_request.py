@@ -9,11 +9,11 @@ from numpy.testing import assert_allclose
 from model import codecs, decode, engines
 from model.evaluate import evaluate
 from model.overrides import named_scenario
-from tests import published
+from tools import published
 
 
 def test_the_defaults_match_published_measurements():
-    # the in-sample figures the README reports (python -m tests.published): a guard on the rows
+    # the in-sample figures the README reports (python -m tools.published): a guard on the rows
     # the profiles were fitted or chosen on; the held-out rows are reported, not asserted
     records = [r for r in published.compare() if r["split"] != "held_out"]
     assert len(records) >= 60

@@ -1,12 +1,12 @@
-"""The golden set (:mod:`tests.golden`): every page, tab, download, report and ``whatif eval``
+"""The golden set (:mod:`tools.golden`): every page, tab, download, report and ``whatif eval``
 of its cases shows and writes what was recorded. A change meant to change what users see
-records it anew (``python -m tests.golden --update``) and says so in its commit."""
+records it anew (``python -m tools.golden --update``) and says so in its commit."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests import golden
+from tools import golden
 
 
 def test_the_golden_set_is_unchanged():

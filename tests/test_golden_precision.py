@@ -3,7 +3,7 @@ depend on the CPU's BLAS kernel, do not fail it; a change a user could see does.
 
 from __future__ import annotations
 
-from tests.golden import ATOL, RTOL, _fingerprint, same
+from tools.golden import ATOL, RTOL, _fingerprint, same
 
 
 def test_last_digit_noise_in_floats_and_in_printed_numbers_is_tolerated():
@@ -33,7 +33,7 @@ def test_non_finite_values_stay_in_the_text():
 
 
 def test_a_long_series_keeps_sums_that_catch_one_changed_number():
-    from tests.golden import MAX_LISTED
+    from tools.golden import MAX_LISTED
 
     series = [1000.0 + i * 0.37 for i in range(5000)] + [0.001]
     noisy = [x * (1 + 1e-12 * ((-1) ** i)) for i, x in enumerate(series)]

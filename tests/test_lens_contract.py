@@ -11,7 +11,7 @@ import pytest
 
 from model import codecs
 from model.overrides import resolve
-from tests import golden
+from tools import golden
 from ui.lenses import LENSES, PAGE_OF, PAGES, ROWS, compare
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.scenario import MAX_RATE_SCALE, Scenario
-from tests import golden
 from tests.test_datastore import CSV, backend, postgres_url  # noqa: F401 - the stores' fixtures
+from tools import golden
 from ui import export
 
 ROOT = Path(__file__).resolve().parent.parent

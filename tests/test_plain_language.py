@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.overrides import resolve
 from model.readers.examples import examples
-from tests.golden import view_labels
+from tools.golden import view_labels
 from ui import text
 from ui.text import SOURCE_NAMES, SOURCE_TITLES
 

@@ -282,8 +282,8 @@ def accuracy_panel(lens: str | None = None, expanded_note: bool = False) -> None
     st.dataframe(frame, width="stretch")
     if expanded_note:
         st.caption(
-            "Re-measured with `python -m tests.published --write` (and "
-            "`python -m tests.published_serving` for the Serving figures); the test suite "
+            "Re-measured with `python -m tools.published --write` (and "
+            "`python -m tools.published_serving` for the Serving figures); the test suite "
             "fails when this table is out of date."
         )
 

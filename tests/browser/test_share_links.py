@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 
-from tests import golden
+from tools import golden
 from ui.text import step_ms
 
 from .conftest import (

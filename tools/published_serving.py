@@ -13,7 +13,7 @@ engine profile's ``frontend_ms`` is derived from the concurrency-1 runs of the o
 Load classes: ``concurrency 1`` (max_concurrency 1); ``saturation`` (rate inf without a
 concurrency limit, or a concurrency of 64 or more); ``light load`` (the rest).
 
-``python -m tests.published_serving`` prints the table and the median errors.
+``python -m tools.published_serving`` prints the table and the median errors.
 """
 
 from __future__ import annotations
@@ -26,9 +26,19 @@ from statistics import median
 
 from model import serving
 from model.overrides import resolve
-from tests.published import prefix_cached_tokens
 
-TABLE = Path(__file__).parent / "data" / "published_serving.csv"
+TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_serving.csv"
+
+
+def prefix_cached_tokens(text: str) -> int:
+    """``prefix_cached_tokens=N`` in a row's text (``extra`` here, ``notes`` in the serving
+    table): prompt tokens the server's prefix cache already held, since a sweep run in rising
+    prompt length on one server sends random-dataset prompts of one seed that extend each other;
+    0 when the row does not say so."""
+    found = re.search(r"prefix_cached_tokens=(\d+)", text)
+    return int(found.group(1)) if found else 0
+
+
 HELD_OUT = ("nim180", "mushfiq", "inferencex1061", "tt356")
 #: runs kept in the table but not compared, by run-id prefix, with the reason: what they
 #: measured is not what the Serving lens models

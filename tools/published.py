@@ -20,8 +20,10 @@ from model.evaluate import evaluate
 from model.overrides import resolve
 from model.presets import hardware_presets, model_presets
 from model.request import batch_e2e_s
+from tools import published_serving
+from tools.published_serving import prefix_cached_tokens
 
-TABLE = Path(__file__).parent / "data" / "published_measurements.csv"
+TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_measurements.csv"
 
 #: quantity → (section, key) of ``whatif eval --json``
 FIGURE = {
@@ -70,15 +72,6 @@ LOADERS = ("runai_streamer", "safetensors", "tensorizer")
 def rows() -> list[dict]:
     with TABLE.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
-
-
-def prefix_cached_tokens(text: str) -> int:
-    """``prefix_cached_tokens=N`` in a row's text (``extra`` here, ``notes`` in the serving
-    table): prompt tokens the server's prefix cache already held, since a sweep run in rising
-    prompt length on one server sends random-dataset prompts of one seed that extend each other;
-    0 when the row does not say so."""
-    found = re.search(r"prefix_cached_tokens=(\d+)", text)
-    return int(found.group(1)) if found else 0
 
 
 def facts(row: dict) -> list[tuple[str, str]] | None:
@@ -218,7 +211,6 @@ def accuracy(records: list[dict] | None = None) -> dict:
     held-out rows whose errors were in view when a later profile number was chosen
     (``in_view_of=`` in ``extra``), their count and the median of the other, blind, rows; the
     Serving table's concurrency-1 / light-load / saturation figures beside them."""
-    from tests import published_serving
 
     records = compare() if records is None else records
     out: dict = {"categories": {}}
@@ -289,7 +281,7 @@ def write_accuracy() -> dict:
 
     got = accuracy()
     body = {
-        "note": "written by python -m tests.published --write; do not edit by hand",
+        "note": "written by python -m tools.published --write; do not edit by hand",
         "engine_versions": {k: p.version for k, p in engines.engine_profiles().items()},
         **got,
     }
@@ -297,7 +289,7 @@ def write_accuracy() -> dict:
     return body
 
 
-if __name__ == "__main__":  # python -m tests.published: the table behind the README's figure
+if __name__ == "__main__":  # python -m tools.published: the table behind the README's figure
     import sys
 
     if "--write" in sys.argv:

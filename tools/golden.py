@@ -19,9 +19,9 @@ number agrees within :data:`RTOL` (relative) or :data:`ATOL`: a least-squares fi
 which depend on the CPU's BLAS kernel, do not fail the set, and any change a user could see
 does.
 
-``python -m tests.golden --update`` records ``tests/data/golden.json`` anew (do it only for a
+``python -m tools.golden --update`` records ``tests/data/golden.json`` anew (do it only for a
 change that is meant to change what users see, and say so in the commit);
-``python -m tests.golden --dump DIR`` writes every case's full normalised content for a diff.
+``python -m tools.golden --dump DIR`` writes every case's full normalised content for a diff.
 ``tests/test_golden.py`` checks the recorded set.
 """
 
