@@ -19,53 +19,26 @@ from model.overrides import resolve
 from model.readers.examples import examples
 from tools.golden import view_labels
 from ui import text
+from ui.lenses import PAGES as REGISTERED_PAGES
 from ui.text import SOURCE_NAMES, SOURCE_TITLES
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: page → (its lazy-tab key, every tab label, its formulas expander key)
+#: each lens page's formulas expander key
+FORMULAS = {
+    "roofline": "x_formulas_roofline",
+    "launch": "x_formulas_launch",
+    "cold_start": "x_formulas_cold",
+    "scale_to_zero": "x_formulas_economics",
+}
+#: page → (its lazy-tab key, every tab label, its formulas expander key), from the registry
+#: (the Serving page is not in this walk yet: its runs take a worker process each)
 PAGES = {
-    "app.py": (None, [None], None),
-    "pages/1_Roofline.py": (
-        "t_roofline",
-        [
-            "Roofline and step time",
-            "HBM per GPU",
-            "BF16/INT4 × CUDA graphs",
-            "Breakdown and downloads",
-        ],
-        "x_formulas_roofline",
-    ),
-    "pages/3_Launch_overhead.py": (
-        "t_launch",
-        [
-            "Step timeline and graphs modes",
-            "Quantised models gain more",
-            "Capture buckets",
-            "The ten knobs",
-            "Breakdown and downloads",
-        ],
-        "x_formulas_launch",
-    ),
-    "pages/4_Cold_start.py": (
-        "t_cold",
-        [
-            "Five items, optimised",
-            "Columns and savings",
-            "Item 4: storage to HBM",
-            "Sleep and warm replica",
-            "Capture sizes",
-            "Breakdown and downloads",
-        ],
-        "x_formulas_cold",
-    ),
-    "pages/5_Scale_to_zero.py": (
-        "t_economics",
-        ["Strategies", "Idle timeout", "The day", "Break-even", "Downloads"],
-        "x_formulas_economics",
-    ),
-    "pages/6_Measurements.py": (None, [None], None),
-    "pages/7_Compare.py": (None, [None], None),
+    p.file: (p.tab_key, list(p.tabs), FORMULAS[p.key])
+    if p.key in FORMULAS
+    else (None, [None], None)
+    for p in REGISTERED_PAGES
+    if p.key != "serving"
 }
 MEASUREMENT_TABS = [
     "Fit and apply",

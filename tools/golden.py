@@ -220,7 +220,9 @@ _DEFERRED: dict[str, dict] = {}
 
 
 def _record_deferred() -> None:
-    from streamlit.runtime.media_file_manager import MediaFileManager
+    from ui.streamlit_internals import runner_internals
+
+    MediaFileManager = runner_internals().MediaFileManager  # noqa: N806 - a class
 
     if getattr(MediaFileManager.add_deferred, "_golden", False):
         return

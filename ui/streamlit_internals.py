@@ -221,15 +221,18 @@ def runner_internals() -> SimpleNamespace:
     """Streamlit's script-runner internals the speed measures time and patch
     (``benchmarks/page_speed.py``, ``profile_page.py``, ``serve_timed.py``): the
     ``script_runner`` module and its ``ScriptRunner``, ``ScriptCache``, ``SessionState`` and
-    the AppTest modules, and ``cli_main`` (``streamlit run``'s entry point)."""
+    the AppTest modules, ``cli_main`` (``streamlit run``'s entry point) and the
+    ``MediaFileManager`` whose deferred downloads the golden set records (``tools/golden.py``)."""
     import streamlit.testing.v1.app_test as app_test
     import streamlit.testing.v1.local_script_runner as local_script_runner
+    from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.scriptrunner import script_runner
     from streamlit.runtime.scriptrunner.script_cache import ScriptCache
     from streamlit.runtime.state.session_state import SessionState
     from streamlit.web.cli import main as cli_main
 
     return SimpleNamespace(
+        MediaFileManager=MediaFileManager,
         cli_main=cli_main,
         script_runner=script_runner,
         ScriptRunner=script_runner.ScriptRunner,

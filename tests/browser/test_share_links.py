@@ -168,9 +168,13 @@ def test_the_open_tab_travels_with_the_link_and_a_foreign_tab_opens_the_first(pa
 
 
 def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widgets(page, app_url):
+    from playwright.sync_api import expect
+
     open_page(page, f"{app_url}/Roofline?scenario={SEED}")
     sidebar = page.locator('[data-testid="stSidebar"]')
-    links = sidebar.locator(".st-key-whatif_nav").get_by_role("link").all_inner_texts()
+    nav = sidebar.locator(".st-key-whatif_nav").get_by_role("link")
+    expect(nav).to_have_count(8, timeout=WAIT_MS)  # once in CI the list was read empty
+    links = nav.all_inner_texts()
     assert [t.strip().split("\n")[-1] for t in links] == [
         "Home",
         "Roofline",
