@@ -63,3 +63,20 @@ def test_no_widget_restates_a_fields_bounds(path):
     if path.name == "state.py":  # field_widget itself, which reads them
         return
     assert _number_widgets_with_literal_bounds(path) == []
+
+
+def test_the_overheads_panel_widgets_carry_the_fields_bounds_and_write_the_link():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages/3_Launch_overhead.py"), default_timeout=120)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.run()
+    at.session_state["x_overheads"] = True
+    at.run()
+    for key in ("bw_efficiency", "flops_efficiency", "prefill_efficiency", "launch_us"):
+        w = at.number_input(key=f"w_{key}")
+        lo, hi, _ = bounds(key)
+        assert (w.min, w.max) == (lo, hi), key
+    at.number_input(key="w_bw_efficiency").set_value(0.5).run()
+    assert not at.exception
+    assert at.query_params["bw_efficiency"] in ("0.5", ["0.5"])

@@ -344,27 +344,30 @@ def _overheads(s: Scenario) -> None:
         "source posts count). pipelined: the CPU runs ahead, max(T_gpu, N·τ) + host.",
     )
     field_widget(
-        st.slider,
+        st.number_input,
         "Bandwidth efficiency",
         "bw_efficiency",
         s.bw_efficiency,
         step=0.01,
+        format="%.3f",
         help="Share of the datasheet HBM bandwidth decode reads reach.",
     )
     field_widget(
-        st.slider,
+        st.number_input,
         "FLOPS efficiency (decode)",
         "flops_efficiency",
         s.flops_efficiency,
         step=0.01,
+        format="%.3f",
         help="Share of the datasheet peak FLOPS decode reaches.",
     )
     field_widget(
-        st.slider,
+        st.number_input,
         "FLOPS efficiency (prefill)",
         "prefill_efficiency",
         s.prefill_efficiency,
         step=0.01,
+        format="%.3f",
         help="Share of the datasheet peak FLOPS the prompt's prefill reaches.",
     )
     field_widget(
