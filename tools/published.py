@@ -272,11 +272,54 @@ def median_error(records: list[dict], quantity: str | None = None) -> float:
 
 
 ACCURACY_FILE = Path(__file__).parent.parent / "presets" / "accuracy.json"
+ACCURACY_PAGE = Path(__file__).parent.parent / "docs" / "accuracy.md"
+
+_PAGE_HEAD = """# How far off it can be
+
+Median and worst relative error of the model's figures against published measurements, per
+kind of figure. Written from `presets/accuracy.json` (the file the app's "How far off can this
+be?" panel reads) by `python -m tools.published --write`: do not edit by hand; a test fails when
+this page, the file and the measurements disagree. In-sample rows are those a profile number was
+fitted on or chosen beside; held-out rows were used by nothing, and are the ones to trust. The
+method, the sources and the worst rows: [scenarios.md](scenarios.md) (decode, memory, start-up)
+and [serving.md](serving.md) (serving under load). Back to the [README](../README.md).
+
+| figures | in-sample: n (fitted on) | median | worst | held out: n | median | worst | start-up inside range (in-sample / held out) |
+|---|---|---|---|---|---|---|---|
+"""
+
+
+def _pct(value) -> str:
+    return "—" if value is None else f"{value:g} %"
+
+
+def accuracy_page(recorded: dict) -> str:
+    """``docs/accuracy.md`` from the recorded summary (``presets/accuracy.json``)."""
+    rows = []
+    for cat in sorted(recorded["categories"]):
+        ins, held = (
+            recorded["categories"][cat]["in_sample"],
+            recorded["categories"][cat]["held_out"],
+        )
+        ranged = (
+            f"{_pct(ins.get('in_range_pct'))} / {_pct(held.get('in_range_pct'))}"
+            if "in_range_pct" in ins or "in_range_pct" in held
+            else "—"
+        )
+        rows.append(
+            f"| {cat} | {ins['n']} ({ins.get('fitted', 0)}) "
+            f"| {_pct(ins.get('median_pct')) if ins['n'] else '—'} "
+            f"| {_pct(ins.get('worst_pct')) if ins['n'] else '—'} | {held['n']} "
+            f"| {_pct(held.get('median_pct')) if held['n'] else '—'} "
+            f"| {_pct(held.get('worst_pct')) if held['n'] else '—'} | {ranged} |"
+        )
+    return _PAGE_HEAD + "\n".join(rows) + "\n"
 
 
 def write_accuracy() -> dict:
-    """Record :func:`accuracy` in ``presets/accuracy.json``, the file the app's panel reads
-    (``tests/test_accuracy.py`` fails when it is out of date)."""
+    """Record :func:`accuracy` in ``presets/accuracy.json``, the file the app's panel reads, and
+    ``docs/accuracy.md`` from it (``tests/test_accuracy.py`` fails when either is out of
+    date)."""
     import json
 
     got = accuracy()
@@ -286,6 +329,7 @@ def write_accuracy() -> dict:
         **got,
     }
     ACCURACY_FILE.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    ACCURACY_PAGE.write_text(accuracy_page(json.loads(ACCURACY_FILE.read_text())))
     return body
 
 
@@ -294,7 +338,7 @@ if __name__ == "__main__":  # python -m tools.published: the table behind the RE
 
     if "--write" in sys.argv:
         write_accuracy()
-        print(f"wrote {ACCURACY_FILE}")
+        print(f"wrote {ACCURACY_FILE} and {ACCURACY_PAGE}")
     recs = compare()
     for r in recs:
         print(
