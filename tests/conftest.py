@@ -23,3 +23,13 @@ def scenario():
         return resolve(pairs, strict=True)[0]
 
     return build
+
+
+@pytest.fixture
+def app_page():
+    """Open a page under AppTest with a link query (:func:`tests.pages.open_page`):
+    ``app_page("pages/1_Roofline.py", scenario="seed-3b-4090")`` (the browser suite's
+    ``page`` is Playwright's)."""
+    from tests.pages import open_page
+
+    return open_page

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 from model.engines import normalise
 from model.overrides import resolve
 from model.presets import scenario_names
+from tests import pages
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the engines as links name them (id@version)
@@ -35,15 +36,8 @@ TABS = {
 
 
 def open_page(page, tab: str | None = None, **query):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    for key, value in query.items():
-        at.query_params[key] = value
-    if tab:
-        key, label = TABS[tab]
-        at.session_state[key] = label
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    state = dict([TABS[tab]]) if tab else None
+    return pages.open_page(page, state=state, timeout=60, **query)
 
 
 def metrics(at):

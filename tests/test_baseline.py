@@ -12,6 +12,7 @@ from model import codecs
 from model.compare import lookup
 from model.evaluate import roofline_lens, summary
 from model.overrides import resolve
+from tests import pages
 from ui import baseline_charts, roofline_charts
 from ui.chart_common import validated
 from ui.compare import changed_keys, delta_text, metric_delta
@@ -32,12 +33,7 @@ def base_query(b) -> dict:
 
 
 def open_page(page: str, pairs: list[tuple[str, str]]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    for key, value in pairs:
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return pages.open_page(page, pairs=pairs, timeout=60)
 
 
 # --- link keys ---------------------------------------------------------------------------

@@ -65,14 +65,10 @@ def test_no_widget_restates_a_fields_bounds(path):
     assert _number_widgets_with_literal_bounds(path) == []
 
 
-def test_the_overheads_panel_widgets_carry_the_fields_bounds_and_write_the_link():
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "pages/3_Launch_overhead.py"), default_timeout=120)
-    at.query_params["scenario"] = "seed-3b-4090"
-    at.run()
-    at.session_state["x_overheads"] = True
-    at.run()
+def test_the_overheads_panel_widgets_carry_the_fields_bounds_and_write_the_link(app_page):
+    at = app_page(
+        "pages/3_Launch_overhead.py", scenario="seed-3b-4090", state={"x_overheads": True}
+    )
     for key in ("bw_efficiency", "flops_efficiency", "prefill_efficiency", "launch_us"):
         w = at.number_input(key=f"w_{key}")
         lo, hi, _ = bounds(key)

@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.scenario import MAX_RATE_SCALE, Scenario
+from tests.pages import open_page
 from tests.test_datastore import CSV, backend, postgres_url  # noqa: F401 - the stores' fixtures
 from tools import golden
 from ui import export
@@ -306,12 +307,7 @@ def flaky(tmp_path, monkeypatch):
 
 
 def _page(path: str, **query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / path), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(path, **query)
 
 
 def _measurements(**query) -> AppTest:

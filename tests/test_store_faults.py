@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 import datastore
 from datastore import Limits
 from datastore.sqlite import SQLiteStore
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "6_Measurements.py")
@@ -56,12 +57,7 @@ def test_a_store_whose_file_is_gone_is_not_healthy(tmp_path):
 
 
 def _page(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page(PAGE, **query)
 
 
 def _warnings(at) -> str:
