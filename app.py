@@ -12,7 +12,7 @@ from ui.layout import (
     scenario_caption,
 )
 from ui.lenses.home import HOME
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(HOME.page)
 s = page_scenario(HOME.page.key, defer=True)

@@ -148,11 +148,11 @@ def summary(times: list[float]) -> tuple[float, float]:
 def run(runs: int = 20, mode: str = "change", core: bool = True, cases=None, out=sys.stdout):
     """Measure every case round-robin; print the table; return the cases."""
     # AppTest has no browser: the pause that lets a browser paint the headline figures first
-    # (ui.sidebar.HEADLINE_PAUSE_S) is not server work (browser_speed.py measures it live, in
+    # (ui.page.HEADLINE_PAUSE_S) is not server work (browser_speed.py measures it live, in
     # servers of their own, which keep it)
-    from ui import sidebar
+    from ui import page
 
-    sidebar.HEADLINE_PAUSE_S = 0.0
+    page.HEADLINE_PAUSE_S = 0.0
     cases = [Case(p, s) for p, s in (cases or CASES)]
     for case in cases:
         _start(case)

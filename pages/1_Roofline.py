@@ -8,7 +8,7 @@ from ui.cold_controls import decode_release_control
 from ui.formulas import roofline_formulas
 from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
 from ui.lenses.roofline import ROOFLINE
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(ROOFLINE.page)
 s = page_scenario(ROOFLINE.page.key, defer=True)

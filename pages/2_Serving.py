@@ -8,7 +8,7 @@ from ui import lens_view, serving_view
 from ui.formulas import serving_formulas
 from ui.layout import assumption_line, scenario_caption
 from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(SERVING.page)
 s = page_scenario(SERVING.page.key, defer=True)

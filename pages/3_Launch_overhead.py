@@ -9,7 +9,7 @@ from ui.cold_controls import release_control
 from ui.formulas import launch_formulas
 from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
 from ui.lenses.launch import LAUNCH
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(LAUNCH.page)
 s = page_scenario(LAUNCH.page.key, defer=True)

@@ -17,7 +17,7 @@ from ui.layout import (
     weights_size_notice,
 )
 from ui.lenses.cold_start import COLD_START
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(COLD_START.page)
 s = page_scenario(COLD_START.page.key, defer=True)

@@ -9,7 +9,7 @@ from ui import lens_view
 from ui.formulas import economics_formulas
 from ui.layout import assumption_line, scenario_caption
 from ui.lenses.scale_to_zero import SCALE_TO_ZERO
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 from ui.text import md_escape
 
 lens_view.page_config(SCALE_TO_ZERO.page)

@@ -14,7 +14,7 @@ from ui import measure_view as view
 from ui.layout import assumption_line, scenario_caption
 from ui.lenses.measurements import MEASUREMENTS
 from ui.measure_charts import is_startup
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(MEASUREMENTS.page)
 s = page_scenario(MEASUREMENTS.page.key, defer=True)

@@ -8,7 +8,7 @@ from ui import compare_view, lens_view
 from ui.layout import scenario_caption
 from ui.lenses import compare
 from ui.lenses.compare_page import PAGE
-from ui.sidebar import draw_sidebar, page_scenario
+from ui.page import draw_sidebar, page_scenario
 
 lens_view.page_config(PAGE)
 s = page_scenario(PAGE.key, defer=True)

@@ -10,7 +10,7 @@ from model.overrides import resolve
 os.environ["WHATIF_DATA_DIR"] = tempfile.mkdtemp(prefix="whatif-test-store-")
 os.environ.pop("WHATIF_DATABASE_URL", None)  # SQLite unless a test sets up PostgreSQL
 # AppTest has no browser to paint the headline first: no pause between it and the rest of the
-# page (ui.sidebar.HEADLINE_PAUSE_S; tests/test_app.py checks the pause itself)
+# page (ui.page.HEADLINE_PAUSE_S; tests/test_app.py checks the pause itself)
 os.environ.setdefault("WHATIF_HEADLINE_PAUSE_MS", "0")
 
 

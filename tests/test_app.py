@@ -535,22 +535,22 @@ def test_the_roofline_page_shows_one_request():
     [("", 0.025), ("0", 0.0), ("40", 0.04), ("-1", 0.025), ("500", 0.025), ("fast", 0.025)],
 )
 def test_the_headline_pause_reads_its_setting(monkeypatch, value, pause_s):
-    from ui import sidebar
+    from ui import page
 
     monkeypatch.setenv("WHATIF_HEADLINE_PAUSE_MS", value)
-    assert sidebar._headline_pause_s() == pause_s
+    assert page._headline_pause_s() == pause_s
 
 
 @pytest.mark.parametrize("page", ["app.py", "pages/1_Roofline.py", "pages/2_Serving.py"])
 def test_every_page_pauses_after_its_headline_and_before_the_sidebar(monkeypatch, page):
     # issue 22: the browser paints the headline metrics before the rest of the page arrives
-    from ui import sidebar
+    from ui import page as entry
 
     events = []
-    draw = sidebar.sidebar
-    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
-    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("pause", s)))
-    monkeypatch.setattr(sidebar, "sidebar", lambda *a: (events.append(("sidebar",)), draw(*a)))
+    draw = entry.sidebar
+    monkeypatch.setattr(entry, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(entry, "_pause", lambda s: events.append(("pause", s)))
+    monkeypatch.setattr(entry, "sidebar", lambda *a: (events.append(("sidebar",)), draw(*a)))
     at = open_page(page)
     assert not at.exception
     assert events[:2] == [("pause", 0.001), ("sidebar",)]
@@ -570,7 +570,7 @@ def test_a_widget_change_sends_the_link_after_the_headline(monkeypatch, page, ke
     # re-render less before them), and the run reads it as the URL meanwhile
     from streamlit.runtime.state.query_params import QueryParams
 
-    from ui import sidebar
+    from ui import page as entry
 
     at = open_page(page, scenario="seed-3b-4090")
     events = []
@@ -581,8 +581,8 @@ def test_a_widget_change_sends_the_link_after_the_headline(monkeypatch, page, ke
         return send(self)
 
     monkeypatch.setattr(QueryParams, "_send_query_param_msg", sent)
-    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
-    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("headline sent",)))
+    monkeypatch.setattr(entry, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(entry, "_pause", lambda s: events.append(("headline sent",)))
     at.number_input(key=key).set_value(value).run()
     assert not at.exception
     assert events == [("headline sent",), ("link", str(value))]
@@ -601,7 +601,7 @@ def test_the_first_change_on_a_bare_address_sends_one_link_after_the_headline(mo
     # headline
     from streamlit.runtime.state.query_params import QueryParams
 
-    from ui import sidebar
+    from ui import page as entry
 
     at = open_page(page)
     events = []
@@ -612,8 +612,8 @@ def test_the_first_change_on_a_bare_address_sends_one_link_after_the_headline(mo
         return send(self)
 
     monkeypatch.setattr(QueryParams, "_send_query_param_msg", sent)
-    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", 0.001)
-    monkeypatch.setattr(sidebar, "_pause", lambda s: events.append(("headline sent",)))
+    monkeypatch.setattr(entry, "HEADLINE_PAUSE_S", 0.001)
+    monkeypatch.setattr(entry, "_pause", lambda s: events.append(("headline sent",)))
     at.number_input(key="w_batch").set_value(3).run()
     assert not at.exception
     assert events == [("headline sent",), ("link", "3")]

@@ -158,9 +158,9 @@ def test_a_run_that_ends_before_the_deadline_sends_everything_before_it_finishes
 def page_run(monkeypatch, timeline: list, pause_s: float):
     """The Roofline page, run once and again after a change, with the headline pause
     ``pause_s``: the app and the timeline of the second run."""
-    from ui import sidebar
+    from ui import page
 
-    monkeypatch.setattr(sidebar, "HEADLINE_PAUSE_S", pause_s)
+    monkeypatch.setattr(page, "HEADLINE_PAUSE_S", pause_s)
     timeline.clear()
     at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=60)
     at.query_params["scenario"] = "seed-3b-4090"

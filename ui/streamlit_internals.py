@@ -16,7 +16,7 @@ internals are not as expected. Checked against the Streamlit pinned in ``pyproje
 **The headline pause without the wait** (issue 22).
 
 After a page's headline figures, the browser needs a short quiet spell to paint them before the
-rest of the page's deltas arrive (:data:`ui.sidebar.HEADLINE_PAUSE_S`, measured in
+rest of the page's deltas arrive (:data:`ui.page.HEADLINE_PAUSE_S`, measured in
 benchmarks/NOTES-speed.md, "Headline first"). The script thread used to *sleep* through it and
 only then build the rest of the page, so every run took the pause plus its own work.
 
