@@ -30,15 +30,14 @@ FORMULAS = {
     "launch": "x_formulas_launch",
     "cold_start": "x_formulas_cold",
     "scale_to_zero": "x_formulas_economics",
+    "serving": "x_formulas_serving",
 }
 #: page → (its lazy-tab key, every tab label, its formulas expander key), from the registry
-#: (the Serving page is not in this walk yet: its runs take a worker process each)
 PAGES = {
     p.file: (p.tab_key, list(p.tabs), FORMULAS[p.key])
     if p.key in FORMULAS
     else (None, [None], None)
     for p in REGISTERED_PAGES
-    if p.key != "serving"
 }
 MEASUREMENT_TABS = [
     "Fit and apply",

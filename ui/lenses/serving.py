@@ -11,6 +11,7 @@ from ui import measure_data, serving_charts, serving_worker
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import ms_latency
+from ui.text import GLOSSARY
 
 
 def _fits(v: View) -> bool:
@@ -179,6 +180,8 @@ RUN = Metrics(
             better=None,
             unit="fraction",
             when=_fits,
+            help="The largest share of the replica's KV cache the run held at once; near 100 % "
+            "new requests wait and the newest are preempted. " + GLOSSARY["KV cache"],
         ),
         Metric(
             "Preemptions",
