@@ -90,41 +90,10 @@ def _field_info(path: tuple):
     return info
 
 
-def bounds(key: str) -> tuple[float | int | None, float | int | None, type | None]:
-    """``(low, high, kind)`` of the public key ``key`` (dotted, ``hardware.h2d_gb_s``) as its
-    ``Field`` declares them: the inclusive bounds (None where the Field has none, or where it
-    excludes the bound, ``> 0``: a widget then leaves it to the validation) and ``int`` or
-    ``float`` (None for a key that is not a number). The widgets read these, so a key's bounds
-    are declared once (issue 41)."""
-    info = _field_info(tuple(key.split(".")))
-    if info is None:
-        return None, None, None
-    ann = info.annotation
-    args = typing.get_args(ann)
-    if typing.get_origin(ann) in (typing.Union, types.UnionType) and type(None) in args:
-        ann = next(a for a in args if a is not type(None))
-    if ann not in (int, float):
-        return None, None, None
-    lo = hi = None
-    for meta in info.metadata:
-        if isinstance(meta, annotated_types.Ge):
-            lo = ann(meta.ge)
-        elif isinstance(meta, annotated_types.Le):
-            hi = ann(meta.le)
-    return lo, hi, ann
-
-
-def accepted(path: tuple) -> str:
-    """A short phrase saying what a field accepts, read from its type and bounds."""
-    if path[:1] in (("hardware",), ("model",)) and len(path) == 1:
-        return "a preset id"
-    if path[-2:-1] == ("peak_tflops",) or path[-1:] == ("peak_tflops",):
-        return "a number ≥ 0.001 and ≤ 100000 (TFLOPS) per dtype: " + ", ".join(PEAK_DTYPES)
-    if path[:1] == ("capture_sizes",):
-        return "comma-separated integers, strictly increasing, each 1–65536, 1 to 512 of them"
-    info = _field_info(path)
-    if info is None:
-        return ""
+def _numeric(info) -> tuple[Any, bool, Any, str, Any, str]:
+    """A field's annotation without ``None``, whether it is optional, and its bounds:
+    ``(ann, optional, lo, lo_op, hi, hi_op)`` (``≥``/``>`` and ``≤``/``<``; None and "" where
+    it has none)."""
     ann = info.annotation
     optional = False
     args = typing.get_args(ann)
@@ -142,6 +111,40 @@ def accepted(path: tuple) -> str:
             hi, hi_op = meta.le, "≤"
         elif isinstance(meta, annotated_types.Lt):
             hi, hi_op = meta.lt, "<"
+    return ann, optional, lo, lo_op, hi, hi_op
+
+
+def bounds(key: str) -> tuple[float | int | None, float | int | None, type | None]:
+    """``(low, high, kind)`` of the public key ``key`` (dotted, ``hardware.h2d_gb_s``) as its
+    ``Field`` declares them: the inclusive bounds (None where the Field has none, or where it
+    excludes the bound, ``> 0``: a widget then leaves it to the validation) and ``int`` or
+    ``float`` (None for a key that is not a number). The widgets read these, so a key's bounds
+    are declared once (issue 41)."""
+    info = _field_info(tuple(key.split(".")))
+    if info is None:
+        return None, None, None
+    ann, _, lo, lo_op, hi, hi_op = _numeric(info)
+    if ann not in (int, float):
+        return None, None, None
+    return (
+        ann(lo) if lo_op == "≥" else None,
+        ann(hi) if hi_op == "≤" else None,
+        ann,
+    )
+
+
+def accepted(path: tuple) -> str:
+    """A short phrase saying what a field accepts, read from its type and bounds."""
+    if path[:1] in (("hardware",), ("model",)) and len(path) == 1:
+        return "a preset id"
+    if path[-2:-1] == ("peak_tflops",) or path[-1:] == ("peak_tflops",):
+        return "a number ≥ 0.001 and ≤ 100000 (TFLOPS) per dtype: " + ", ".join(PEAK_DTYPES)
+    if path[:1] == ("capture_sizes",):
+        return "comma-separated integers, strictly increasing, each 1–65536, 1 to 512 of them"
+    info = _field_info(path)
+    if info is None:
+        return ""
+    ann, optional, lo, lo_op, hi, hi_op = _numeric(info)
     if typing.get_origin(ann) is typing.Literal:
         text = "one of: " + ", ".join(str(a) for a in typing.get_args(ann))
     elif ann is bool:

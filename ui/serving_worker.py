@@ -296,7 +296,7 @@ class MovedOn(Exception):
 POLL_S = 0.1  #: how often a waiting session checks whether it has moved on
 
 
-run_context = streamlit_internals.run_context  # noqa: E305 - the names this module used
+#: whether the session waiting on a job moved on (a module name, so tests can stand in for it)
 session_moved_on = streamlit_internals.session_moved_on
 
 

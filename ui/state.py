@@ -48,20 +48,15 @@ TRACE_LINK = "_whatif_trace_link"  #: the store id of the request trace the link
 URL_PENDING = "_whatif_url_pending"
 
 
-def _run_flag(name: str, outside: bool) -> bool:
-    """The current script run's flag ``name`` (:func:`ui.streamlit_internals.run_flag`)."""
-    return streamlit_internals.run_flag(name, outside)
-
-
 def _in_callback() -> bool:
     """Whether this code runs in a widget callback, before the script body (Streamlit runs
     the callbacks first). Outside a script run (a unit test), False."""
-    return not _run_flag("has_script_started", True)
+    return not streamlit_internals.run_flag("has_script_started", True)
 
 
 def _history_navigation() -> bool:
     """Whether this run follows the browser's back or forward button (its URL is the link)."""
-    return _run_flag("is_history_navigation", False)
+    return streamlit_internals.run_flag("is_history_navigation", False)
 
 
 def _send_link(pairs: list[tuple[str, str]]) -> None:
@@ -127,7 +122,9 @@ def load_scenario(page: str | None = None) -> tuple[Scenario, list[ScenarioError
     new_session = SESSION_PARAMS not in st.session_state
     if _history_navigation():  # the address the browser went back to wins over a held link
         st.session_state.pop(URL_PENDING, None)
-    st.session_state[BROWSER_KEYS] = _browser_widget_keys() if new_session else frozenset()
+    st.session_state[BROWSER_KEYS] = (
+        streamlit_internals.browser_widget_keys() if new_session else frozenset()
+    )
     st.session_state[WATCHED] = {}
     from_browser = bool(_query_pairs())
     pairs = current_params()
@@ -408,23 +405,13 @@ def adopt_browser_values() -> None:
 # come back empty and widgets behave as before (the scenario wins).
 
 
-def _browser_widget_keys() -> frozenset[str]:
-    """Keys of the widgets whose values came with this run from the browser
-    (:func:`ui.streamlit_internals.browser_widget_keys`)."""
-    return streamlit_internals.browser_widget_keys()
-
-
-def _widget_metadata(key: str) -> Any:
-    return streamlit_internals.widget_metadata(key)
-
-
 def _widget_drawn(key: str) -> bool:
-    return _widget_metadata(key) is not None and key in st.session_state
+    return streamlit_internals.widget_metadata(key) is not None and key in st.session_state
 
 
 def _run_on_change(key: str) -> None:
     """Run the widget's own ``on_change`` (or ``on_click``) with its args, as Streamlit does."""
-    meta = _widget_metadata(key)
+    meta = streamlit_internals.widget_metadata(key)
     if meta is not None and meta.callback is not None:
         meta.callback(*(meta.callback_args or ()), **(meta.callback_kwargs or {}))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from model import codecs, serving
-from ui import measure_data, serving_charts, serving_worker
+from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import ms_latency
@@ -289,7 +289,7 @@ def _group_order(name: str) -> tuple:
 def _shown_points(v: View) -> list[dict]:
     """The sweep's points the page's filter keeps (every point outside a page run)."""
     points = v.r["pareto"]
-    if serving_worker.run_context() is None:  # a report or a bare call: no filter
+    if streamlit_internals.run_context() is None:  # a report or a bare call: no filter
         return points
     import streamlit as st
 
