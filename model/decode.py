@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import engines, launch, memory, ranges, roofline
+from model import engines, launch, memory, ranges, roofline, speculative
 from model.memory import memory_figures
 from model.scenario import Scenario
 from model.units import GB, MS, TERA, US, compute_dtype
@@ -248,23 +248,52 @@ def launch_s(s: Scenario, tokens) -> tuple[np.ndarray, np.ndarray]:
     return launches, launches * s.launch_us * US
 
 
+def draft_s(s: Scenario, batch) -> np.ndarray:
+    """Time the speculative proposer takes per step for ``batch`` sequences [s]: ``k`` decode
+    steps of the drafter (:func:`sweep` of :func:`model.speculative.drafter_scenario`) and the
+    proposer's host work (:func:`model.speculative.proposer_host_s`: the n-gram matcher, each
+    draft step's preparation); zeros without speculation.
+
+    References
+    ----------
+    .. [1] Leviathan et al., ICML 2023, section 3: the drafter runs autoregressively, one step
+       per drafted token, before the target's one verify step.
+    """
+    b = np.asarray(batch, dtype=float)
+    host = speculative.proposer_host_s(s, b)
+    d = speculative.drafter_scenario(s)
+    if d is None:
+        return host
+    t = sweep(d, np.maximum(b, 1.0))["t_step_s"]
+    return host + speculative.k_of(s) * t * (b > 0)
+
+
 def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     """Decode-step figures for every batch in ``batch`` (one vectorised call).
 
     Returns arrays keyed with their unit: ``t_memory_s``, ``t_compute_s``, ``t_comm_s``,
     ``t_gpu_s``, ``t_launch_s``, ``t_host_s``, ``t_step_s``, ``tokens_per_s``, ``flops``,
     ``bytes_per_gpu``, ``arithmetic_intensity``, ``attained_flops``, ``padded_batch``,
-    ``launches``, ``bound``.
+    ``launches``, ``bound``. With speculative decoding (:mod:`model.speculative`) the step is
+    the target's verify of ``k + 1`` tokens per sequence (``t_verify_s``, the terms above) plus
+    the drafter's ``k`` steps (``t_draft_s``); it emits ``accepted_tokens_per_step`` tokens per
+    sequence, so ``tokens_per_s`` is batch × that / step and ``t_token_s`` the time per output
+    token. ``padded_batch`` counts the step's tokens (batch × (k + 1)).
     """
     s = s.effective()
     m = s.model
     b = np.asarray(batch, dtype=float)
     _, peak, bw = peaks(s)
+    # speculative decoding: each sequence sends its k drafts and one more token through the
+    # target (model.speculative); the graphs, weights touched, FLOPs and all-reduces are of
+    # those tokens, the KV read of the sequences
+    q = speculative.verify_tokens(s)
+    tok = b * q
 
-    graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
-    padded = np.where(graph, launch.padded_batch(b, s.capture_sizes), b)
+    graph = launch.in_graph(tok, s.capture_sizes, s.cuda_graphs)
+    padded = np.where(graph, launch.padded_batch(tok, s.capture_sizes), tok)
 
-    w_bytes = weights_read_bytes(s, b)
+    w_bytes = weights_read_bytes(s, tok)
     kv_tok = memory.kv_bytes_per_token(s)
     # sliding-window layers read at most their window of the context (memory.attended_tokens)
     attended = memory.attended_tokens(s, s.context_tokens)
@@ -277,7 +306,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     expert_bytes = (
         roofline.weights_bytes(
             roofline.expert_params_read(
-                b, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+                tok, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
             ),
             s.bytes_per_param,
         )
@@ -303,11 +332,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     t_comm = allreduce_s(s, padded)
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 
-    launches, t_launch = launch_s(s, b)
-    t_host = s.host_ms * MS + b * s.host_us_per_seq * US
-    t_fixed = moe_overhead_s(s, b) + mla_overhead_s(s, b) + gemm_floor_s(s, b)
+    launches, t_launch = launch_s(s, tok)
+    t_host = s.host_ms * MS + b * s.host_us_per_seq * US + speculative.verify_host_s(s)
+    t_fixed = moe_overhead_s(s, tok) + mla_overhead_s(s, tok) + gemm_floor_s(s, tok)
     t_host = t_host + t_fixed
-    t_step = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
+    t_verify = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
+    t_draft = draft_s(s, b)
+    t_step = t_verify + t_draft
+    accepted = speculative.tokens_per_step(s)
     ai = roofline.arithmetic_intensity(flops_per_gpu, bytes_per_gpu)
     return {
         "batch": b,
@@ -325,8 +357,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         "t_launch_s": t_launch,
         "t_host_s": t_host,
         "t_layer_fixed_s": t_fixed,
+        "t_verify_s": t_verify,
+        "t_draft_s": t_draft,
         "t_step_s": t_step,
-        "tokens_per_s": b / t_step,
+        "accepted_tokens_per_step": np.full_like(b, accepted),
+        # the time per output token a sequence sees (TPOT): the step over its tokens
+        "t_token_s": t_step / accepted,
+        "tokens_per_s": b * accepted / t_step,
+        # the verify step's bound (the drafter's steps are their own, model.speculative)
         "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host, t_comm),
     }
 
@@ -374,7 +412,9 @@ def launch_figures(s: Scenario) -> dict:
     ceiling = float(launch.launch_ceiling(n, tau))
     graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
     graph_bytes = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
-    in_graph = bool(launch.in_graph(s.batch, s.capture_sizes, s.cuda_graphs))
+    in_graph = bool(
+        launch.in_graph(s.batch * speculative.verify_tokens(s), s.capture_sizes, s.cuda_graphs)
+    )
     no_graphs = memory_figures(s.model_copy(update={"cuda_graphs": "none"}))
     capture = float(launch.capture_seconds(graphs, s.capture_s_per_graph))
     return {
@@ -395,8 +435,11 @@ def launch_figures(s: Scenario) -> dict:
         "launch_ceiling_tokens_per_s": ceiling,
         "launch_ceiling_aggregate_tokens_per_s": s.batch * ceiling,
         "padded_batch": int(graph["padded_batch"]),
-        "padding_waste": float(launch.padding_waste(s.batch, graph["padded_batch"])),
-        "eager_fallback": bool(s.batch > max(s.capture_sizes)),
+        # the graph's tokens against the step's (batch × (k + 1) with speculative decoding)
+        "padding_waste": float(
+            launch.padding_waste(s.batch * speculative.verify_tokens(s), graph["padded_batch"])
+        ),
+        "eager_fallback": bool(s.batch * speculative.verify_tokens(s) > max(s.capture_sizes)),
         "in_graph": in_graph,
         "launches": int(own["launches"]),
         "t_step_ms": own["t_step_s"] / MS,

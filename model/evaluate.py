@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from model import launch, roofline
+from model import launch, roofline, speculative
 from model.cold_start import cold_start, optimised
 from model.decode import (  # noqa: F401 - sweep, graph_mode, launch_figures: this module's API
     ACTIVATION_BYTES,
@@ -27,6 +27,7 @@ from model.knobs import knobs
 from model.memory import memory_figures  # noqa: F401 - part of this module's API
 from model.request import request_figures
 from model.scenario import CUDA_GRAPHS_MODES, Scenario
+from model.spec_gain import crossover_figures
 from model.units import GB, GIB, MS, TERA, US
 
 
@@ -77,8 +78,20 @@ def evaluate(
             "t_layer_fixed_ms": float(one["t_layer_fixed_s"]) / MS,
             "t_step_ms": t_step / MS,
             "tokens_per_s": float(one["tokens_per_s"]),
-            "tokens_per_s_per_seq": 1.0 / t_step,
+            "tokens_per_s_per_seq": float(one["accepted_tokens_per_step"]) / t_step,
             "bound": str(one["bound"]),
+            # speculative decoding (model.speculative): the verify and the drafts in t_step,
+            # the tokens a step emits per sequence (1 without), the time per output token
+            "speculative": s.speculative,
+            "num_speculative_tokens": speculative.k_of(s),
+            "spec_acceptance": speculative.alpha_of(s),
+            "accepted_tokens_per_step": float(one["accepted_tokens_per_step"]),
+            "t_verify_ms": float(one["t_verify_s"]) / MS,
+            "t_draft_ms": float(one["t_draft_s"]) / MS,
+            "t_token_ms": float(one["t_token_s"]) / MS,
+            # tok/s over speculative=none at this batch; the batch (and the request rate, by
+            # Little's law) above which speculation stops paying (model.speculative)
+            **crossover_figures(s),
         },
         "launch": launch_figures(s),
         "memory": memory_figures(s),
@@ -131,6 +144,11 @@ NULL_REASONS = {
     "light load (max_request_rate is 0)",
     "capacity.gpus_needed": "request_rate is inf, or one replica misses the SLO even at light "
     "load (max_request_rate is 0)",
+    "decode.spec_speedup": "speculative is none: nothing to compare with",
+    "decode.spec_crossover_batch": "speculative is none, or speculation pays at every batch "
+    "whose KV cache fits (no crossover)",
+    "decode.spec_crossover_rate": "speculative is none, or speculation pays at every batch "
+    "whose KV cache fits (no crossover)",
     "capacity.for_request_rate": "request_rate is inf: all requests at once",
     "capacity.knee_request_rate": "p99 TTFT stays within twice its light-load value over the "
     "whole sweep: no knee below 110 % of the saturation throughput",

@@ -14,7 +14,7 @@ from model.cold_start_presets import ColdStartPresets, cold_start_presets  # noq
 from model.datafiles import PRESETS_DIR, load_file  # noqa: F401 - PRESETS_DIR is API
 from model.engines import engine_profiles
 from model.errors import ScenarioError
-from model.scenario import HardwareSpec, ModelSpec
+from model.scenario import HardwareSpec, ModelSpec, register_model_catalogue
 
 _HARDWARE_SOURCED = (
     "memory_gb",
@@ -70,6 +70,9 @@ def hardware_presets() -> dict[str, HardwareSpec]:
 def model_presets() -> dict[str, ModelSpec]:
     """Every model preset by id, validated."""
     return _validate_all(load_file(PRESETS_DIR / "models.yaml"), ModelPreset, "model")
+
+
+register_model_catalogue(model_presets)  # the scenario's draft_model checks read it
 
 
 @lru_cache(maxsize=1)

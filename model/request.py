@@ -153,7 +153,7 @@ def batch_e2e_s(s: Scenario, prompts: int) -> float:
     """
     s = s.effective()
     prefill, _ = batch_prefill_s(s, prompts)
-    tpot = at_batch(s, int(prompts))["t_step_s"]
+    tpot = at_batch(s, int(prompts))["t_token_s"]
     return s.frontend_ms * MS + prefill + (s.output_tokens - 1) * tpot
 
 
@@ -164,7 +164,8 @@ def request_figures(s: Scenario) -> dict:
     prefill efficiency, with its launches overlapped (a long GPU step hides the CPU's launch
     queue; launches count only when they exceed it). TTFT at light load = the engine's
     front-end time (``frontend_ms``: HTTP, chat template, tokenisation, first schedule; SPEC
-    4.6) + prefill + one host step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``).
+    4.6) + prefill + one host step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``) over
+    the tokens it emits per sequence (``decode.accepted_tokens_per_step``: 1 without speculation).
     End-to-end = TTFT + (output_tokens − 1) × TPOT. ``requests_per_s`` at the scenario's batch:
     each request costs its prefill alone on the GPU plus its share (1 / batch) of its
     ``output_tokens`` decode steps.
@@ -194,7 +195,7 @@ def request_figures(s: Scenario) -> dict:
     ttft_s = frontend_s + prefill_s + host_s
 
     decode = at_batch(s, s.batch)
-    tpot_s = decode["t_step_s"]
+    tpot_s = decode["t_token_s"]  # the step over the tokens it emits (speculative decoding)
     e2e_s = ttft_s + (s.output_tokens - 1) * tpot_s
     per_request_s = ttft_s + s.output_tokens * tpot_s / s.batch
     terms = {

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from model import engines
+from model import engines, spec_methods
 from model.units import (  # noqa: F401 - the rate_scale bounds are re-exported
     BYTES_PER_PARAM,
     MAX_RATE_SCALE,
@@ -170,6 +170,13 @@ class ModelSpec(BaseModel):
         None,
         description="the KV-cache dtype the checkpoint's config asks for (empty: bf16); "
         "kv_dtype=auto takes it",
+    )
+    mtp_params_b: float | None = Field(
+        None,
+        ge=0.001,
+        le=100000,
+        description="parameters of the checkpoint's multi-token-prediction module [billions] "
+        "(DeepSeek-V3/R1: 14), not in params_b; loaded only for speculative=mtp",
     )
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
 
@@ -558,6 +565,40 @@ class Scenario(BaseModel):
         le=1_000_000,
         description="distinct shared prefixes the requests draw from uniformly, ≥ 1",
     )
+    # ---- speculative decoding (issue 42; presets/speculative.yaml)
+    draft_model: Id | None = Field(
+        None,
+        description="`speculative=draft`: the draft model's preset id, smaller than the target "
+        "and of its vocabulary (`auto` = the smallest such preset: `llama-3.2-1b` for the "
+        "Llama 3 models, `qwen3-0.6b` for Qwen3)",
+    )
+    speculative: Literal["none", "ngram", "eagle", "eagle3", "mtp", "draft"] = Field(
+        "none",
+        description="speculative decoding: `none`, `ngram` (prompt lookup), `eagle`, `eagle3`, "
+        "`mtp` (the model's multi-token-prediction module: DeepSeek-V3/R1), `draft` (a smaller "
+        "model of the family, `draft_model`)",
+    )
+    num_speculative_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="tokens the drafter proposes per step, k, 1–16 (`auto` = the method's)",
+    )
+    spec_acceptance: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="per-token acceptance rate α of the drafts, 0 to below 1 (`auto` = the "
+        "method's published default); a step emits (1 − α^(k+1)) / (1 − α) tokens",
+    )
+    spec_acceptance_length: float | None = Field(
+        None,
+        ge=1,
+        lt=17,
+        description="instead of `spec_acceptance`: the mean acceptance length τ you measured "
+        "(tokens per verify step, the bonus token included, as vLLM logs it), 1 to below k + 1; "
+        "α is solved from it",
+    )
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seed of the arrivals and lengths")
     ttft_slo_ms: float = Field(
         450.0, ge=0.001, le=1e7, description="time-to-first-token objective [ms]"
@@ -669,6 +710,75 @@ class Scenario(BaseModel):
             raise ValueError(
                 f"prompt_tokens + output_tokens = {prompt + value:,} exceeds {m.name}'s context "
                 f"of {limit:,} tokens; keep their sum at most {limit:,}"
+            )
+        return value
+
+    @field_validator("draft_model")
+    @classmethod
+    def _draft_fits_target(cls, value, info):
+        m = info.data.get("model")
+        if value is None or m is None:
+            return value
+        catalogue = model_catalogue()
+        if value not in catalogue:
+            raise ValueError(
+                f"unknown model id {value[:60]!r}; accepted: "
+                f"{', '.join(draft_candidates(m)) or 'no preset here'}"
+            )
+        d = catalogue[value]
+        if d.vocab != m.vocab:
+            raise ValueError(
+                f"{d.name} has a vocabulary of {d.vocab:,} tokens and {m.name} one of "
+                f"{m.vocab:,}: a draft model must share the target's tokenizer; accepted: "
+                f"{', '.join(draft_candidates(m)) or 'no preset here'}"
+            )
+        if d.params_b >= m.params_b:
+            raise ValueError(
+                f"{d.name} ({d.params_b:g} B) is not smaller than {m.name} ({m.params_b:g} B): "
+                f"a draft model must be; accepted: {', '.join(draft_candidates(m)) or 'none'}"
+            )
+        return value
+
+    @field_validator("speculative")
+    @classmethod
+    def _method_fits_model(cls, value, info):
+        m = info.data.get("model")
+        if m is None or value == "none":
+            return value
+        if value == "mtp" and not m.mtp_params_b:
+            raise ValueError(
+                f"{m.name} has no multi-token-prediction module (model.mtp_params_b); mtp "
+                "needs one (DeepSeek-V3, DeepSeek-R1); accepted here: none, ngram, eagle, "
+                "eagle3" + (", draft" if draft_candidates(m) else "")
+            )
+        if value == "draft" and info.data.get("draft_model") is None and not draft_candidates(m):
+            raise ValueError(
+                f"no smaller model preset shares {m.name}'s vocabulary to draft for it; "
+                "accepted here: none, ngram, eagle, eagle3" + (", mtp" if m.mtp_params_b else "")
+            )
+        return value
+
+    @field_validator("spec_acceptance_length")
+    @classmethod
+    def _length_fits_k(cls, value, info):
+        if value is None:
+            return value
+        if info.data.get("spec_acceptance") is not None:
+            raise ValueError(
+                "set spec_acceptance (α) or spec_acceptance_length (τ), not both; accepted: "
+                "'auto' while spec_acceptance is set"
+            )
+        method = info.data.get("speculative")
+        if method in (None, "none"):
+            return value
+        k = (
+            info.data.get("num_speculative_tokens")
+            or spec_methods.methods()[method].num_speculative_tokens
+        )
+        if value >= k + 1:
+            raise ValueError(
+                f"a step of k = {k} drafts emits at most {k + 1} tokens; accepted: a number "
+                f"≥ 1 and < {k + 1} (or raise num_speculative_tokens)"
             )
         return value
 
@@ -894,6 +1004,35 @@ class Scenario(BaseModel):
     def price_per_gpu_hour_usd(self) -> float:
         """The scenario's price, or the hardware preset's when unset."""
         return self.hardware.gpu_hour_usd if self.gpu_hour_usd is None else self.gpu_hour_usd
+
+
+#: the model presets by id (:func:`model.presets.model_presets`), which model.presets registers
+#: when it is imported: it builds them from this module's ModelSpec, so this module cannot
+#: import it. Read by the draft_model checks; empty until registered.
+_MODEL_CATALOGUE: list = []
+
+
+def register_model_catalogue(load) -> None:
+    """Called by :mod:`model.presets` with its loader of the model presets."""
+    _MODEL_CATALOGUE[:] = [load]
+
+
+def model_catalogue() -> dict[str, ModelSpec]:
+    """The model presets by id ({} before :mod:`model.presets` is imported)."""
+    return _MODEL_CATALOGUE[0]() if _MODEL_CATALOGUE else {}
+
+
+def draft_candidates(m: ModelSpec) -> list[str]:
+    """Model presets that can draft for ``m`` (its vocabulary, fewer parameters), smallest
+    first: the choices of ``draft_model``, the first its ``auto``."""
+    fits = [p for p in model_catalogue().values() if p.vocab == m.vocab and p.params_b < m.params_b]
+    return [p.id for p in sorted(fits, key=lambda p: p.params_b)]
+
+
+def draft_spec(s) -> ModelSpec:
+    """The draft model of ``speculative=draft``: ``draft_model``'s preset, or the smallest
+    candidate (:func:`draft_candidates`)."""
+    return model_catalogue()[s.draft_model or draft_candidates(s.model)[0]]
 
 
 def parse_hour_ranges(text: str) -> list[tuple[int, int]]:

@@ -55,10 +55,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model import launch, memory, roofline, steplog
+from model import launch, memory, roofline, speculative, steplog
 from model.decode import (
     allreduce_s,
     dense_matmul_params,
+    draft_s,
     launch_s,
     mla_overhead_s,
     moe_bw_efficiency,
@@ -142,8 +143,10 @@ class StepModel:
         dense = dense_matmul_params(s)
         self.dec_lin_s = 2.0 * dense / s.gpus / (peak * s.flops_efficiency)
         self.pre_lin_s = 2.0 * dense / s.gpus / (peak * s.prefill_efficiency)
-        self.host_s = s.host_ms * MS
+        # a speculative step's bookkeeping beyond its forwards (model.speculative)
+        self.host_s = s.host_ms * MS + speculative.verify_host_s(s)
         self.host_seq_s = s.host_us_per_seq * US
+        self.q = speculative.verify_tokens(s)
         # the API server streams each step's tokens: a step's n tokens take it n × this [s]
         self.api_s = s.api_us_per_token * US / max(s.api_server_count, 1)
         # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
@@ -159,15 +162,18 @@ class StepModel:
     def _decode_parts(self, b: np.ndarray) -> dict:
         s, m = self.s, self.s.model
         _, peak, bw = peaks(s)
-        graph = launch.in_graph(b, s.capture_sizes, s.cuda_graphs)
-        padded = np.where(graph, launch.padded_batch(np.maximum(b, 1), s.capture_sizes), b)
-        w = weights_read_bytes(s, np.maximum(b, 1)) / s.gpus
+        # speculative decoding: every sequence verifies q = k + 1 tokens (model.decode.sweep)
+        q = self.q
+        tok = b * q
+        graph = launch.in_graph(tok, s.capture_sizes, s.cuda_graphs)
+        padded = np.where(graph, launch.padded_batch(np.maximum(tok, 1), s.capture_sizes), tok)
+        w = weights_read_bytes(s, np.maximum(tok, 1)) / s.gpus
         moe_eff = moe_bw_efficiency(s)
         if moe_eff is not None:
             expert = (
                 roofline.weights_bytes(
                     roofline.expert_params_read(
-                        np.maximum(b, 1),
+                        np.maximum(tok, 1),
                         m.params_b * 1e9,
                         m.active * 1e9,
                         m.experts,
@@ -182,17 +188,17 @@ class StepModel:
             )
         else:
             w_s = roofline.memory_time(w, bw, s.bw_efficiency)
-        _, t_launch = launch_s(s, b)
+        _, t_launch = launch_s(s, tok)
+        fixed = moe_overhead_s(s, np.maximum(tok, 1)) + mla_overhead_s(s, np.maximum(tok, 1))
         return {
             "w_s": w_s,
-            # attention FLOPs run on the padded batch (model.decode.sweep): ctx × padded / n
+            # attention FLOPs run on the padded tokens (model.decode.sweep): ctx × padded / n
             "attn_scale": np.where(b > 0, padded / np.maximum(b, 1), 1.0),
             "lin_s": padded * self.dec_lin_s + _moe(s, padded),
             "comm_s": allreduce_s(s, padded),
             "launch_s": t_launch,
-            "host_s": self.host_s
-            + b * self.host_seq_s
-            + (moe_overhead_s(s, np.maximum(b, 1)) + mla_overhead_s(s, np.maximum(b, 1))) * (b > 0),
+            # the drafter's k steps run before the verify (model.decode.draft_s)
+            "host_s": self.host_s + b * self.host_seq_s + fixed * (b > 0) + draft_s(s, b),
         }
 
     # steps with prefill: the terms of model.request.request_figures for every token count
@@ -305,13 +311,14 @@ class StepModel:
         KV they read and write (both with the sliding window applied: :meth:`chunk_attended`).
         ``ctx_dec`` is the decodes' contexts summed; the window is applied here.
         """
-        tokens = n_dec + p_tok
+        q = self.q  # a decode verifies its k drafts and one more token (speculative)
+        tokens = n_dec * q + p_tok
         p = self._row(self._mixed_parts, self._mix, tokens)
         ctx_dec = float(self.attended(n_dec, ctx_dec))
         t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
         t_cmp = (
-            n_dec * self.dec_lin_s
-            + ctx_dec * self.dec_attn_s
+            n_dec * q * self.dec_lin_s
+            + ctx_dec * q * self.dec_attn_s
             + p_tok * self.pre_lin_s
             + p_attn * self.pre_attn_s
             + p["moe_s"]
@@ -399,6 +406,7 @@ class _Req:
     target: int = 0  # tokens to prefill before the next token is sampled
     generated: int = 0  # tokens sent to the client (at clock g0 while decoding)
     blocks: int = 0  # KV layer-blocks held (while prefilling; derived while decoding)
+    reserve: int = 0  # layer-blocks booked for speculative drafts' KV (model.speculative)
     shared: int = 0  # prefix-cache blocks it references but does not own
     capped: bool = False  # its window layers hold all they keep (decoding, sliding window)
     g0: int = -1  # decode clock when it joined the decode set; -1 when not decoding
@@ -531,10 +539,24 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     kw = _kv_weights(s)
     L = kw.layers  # block counts below are layer-blocks (a block of one layer)
     cap = kv_blocks(s) * L
-    max_seqs = int(min(s.max_num_seqs, budget))
+    # speculative decoding: a decode takes k + 1 tokens of the step's budget (vLLM's scheduler
+    # counts the drafts), and needs fewer steps than tokens (model.speculative.steps_needed)
+    k_spec = speculative.k_of(s)
+    q = k_spec + 1
+    max_seqs = int(max(min(s.max_num_seqs, budget // q), 1))
     sm = sm or StepModel(s, budget)
     front = s.frontend_ms * MS
     B = BLOCK_TOKENS
+    if k_spec:
+        # the first token comes from the prefill, the rest from verify steps of 1 + a tokens,
+        # a drawn per sequence and step; a request's decode clock counts those steps
+        steps = speculative.steps_needed(outputs - 1, speculative.alpha_of(s), k_spec, s.seed)
+        units = 1 + steps
+        # the KV of the accepted drafts beyond one token a step, and the k lookahead slots,
+        # booked when the request is admitted (layer-blocks)
+        reserve = L * ((outputs - units + k_spec + B - 1) // B)
+    else:
+        units, reserve = outputs, None
     # the API server turns requests into engine requests one after another (chat template,
     # tokenisation): a FIFO of ``frontend_us_per_token`` × prompt per request
     fe_svc = (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS) / max(
@@ -727,8 +749,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     def retire(r: _Req, now: float) -> None:
         nonlocal used, done
         finish[r.i] = now
-        used -= r.blocks
-        r.blocks = 0
+        used -= r.blocks + r.reserve
+        r.blocks = r.reserve = 0
         unshare(r)
         done += 1
         st["flight"] -= 1
@@ -748,8 +770,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 prefilling.remove(r)
             else:
                 continue
-            used -= r.blocks
-            r.blocks = 0
+            used -= r.blocks + r.reserve
+            r.blocks = r.reserve = 0
             unshare(r)
             r.computed = 0
             r.target = r.prompt + r.generated  # recompute prompt and generated tokens
@@ -771,7 +793,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     while done < N:
         while n_entered < st["sent"] and entry[n_entered] <= t:
             i = n_entered
-            r = _Req(i, int(prompts[i]), int(outputs[i]))
+            r = _Req(i, int(prompts[i]), int(units[i]))
             r.target = r.prompt
             live[i] = r
             waiting.append(r)
@@ -788,8 +810,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         if n and not prefilling and stall_since is None:
             blocked = not waiting or (
                 n >= max_seqs
-                or n >= budget
-                or cost(waiting[0].computed + min(waiting[0].target, budget - n))
+                or n * q >= budget
+                or cost(waiting[0].computed + min(waiting[0].target, budget - n * q))
                 - hit_of(waiting[0])
                 > cap - used - grow
             )
@@ -853,7 +875,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 break
             n = len(decoding)
             grow = grow_at(g) if n else 0
-        left = budget - n if mixed else budget
+        left = budget - n * q if mixed else budget
         sched: list[tuple[_Req, int, int]] = []  # (request, start, tokens)
         for r in list(prefilling):
             if left <= 0:
@@ -865,7 +887,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                     break
                 n = len(decoding)
                 grow = grow_at(g) if n else 0
-                left = budget - n - sum(x[2] for x in sched)
+                left = budget - n * q - sum(x[2] for x in sched)
             if r not in prefilling:
                 continue
             extra = cost(r.computed + c) - r.shared - r.blocks  # a preemption may unshare
@@ -884,15 +906,17 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             # unreferenced cached prefix is counted free until it is referenced again)
             extra = cost(start + c) - r.blocks - hb
             held = 0 if not hb or g_ref.get(int(groups[r.i]), 0) else g_blocks[int(groups[r.i])]
-            if extra + held > cap - used - grow:
+            spec = int(reserve[r.i]) if reserve is not None else 0
+            if extra + held + spec > cap - used - grow:
                 break
             waiting.popleft()
             if pc["on"] and not r.computed:
                 pcs["queried"] += r.target
             if hb:
                 take_hit(r, hb)
-            used += extra
+            used += extra + spec
             r.blocks += extra
+            r.reserve = spec
             r.order = order_seq
             order_seq += 1
             heapq.heappush(order_heap, (-r.order, r.version, r.i))
