@@ -6,7 +6,13 @@ import streamlit as st
 from ui import lens_view
 from ui.cold_controls import decode_release_control
 from ui.formulas import roofline_formulas
-from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
+from ui.layout import (
+    assumption_line,
+    fit_warning,
+    scenario_caption,
+    speculative_notice,
+    weights_size_notice,
+)
 from ui.lenses.roofline import ROOFLINE
 from ui.page import draw_sidebar, page_scenario
 
@@ -20,6 +26,7 @@ fit_warning(shown.f["memory"], s)
 shown.metrics("headline")
 shown.metrics("request")
 assumption_line(s, lens="roofline")
+speculative_notice(shown.f["decode"], shown.f["memory"], s)
 decode_release_control(s)  # DeepSeek on a profile with early-2025 bands only
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change

@@ -55,6 +55,10 @@ if shown.r.get("fits"):
             shown.table("pareto")
     if tabs[3].open:
         with tabs[3]:
+            shown.chart("speculative")
+            shown.caption("speculative_note")
+    if tabs[4].open:
+        with tabs[4]:
             shown.downloads()
 
 serving_formulas()

@@ -7,7 +7,13 @@ from ui import lens_view
 from ui.buckets import bucket_editor
 from ui.cold_controls import release_control
 from ui.formulas import launch_formulas
-from ui.layout import assumption_line, fit_warning, scenario_caption, weights_size_notice
+from ui.layout import (
+    assumption_line,
+    fit_warning,
+    scenario_caption,
+    speculative_notice,
+    weights_size_notice,
+)
 from ui.lenses.launch import LAUNCH
 from ui.page import draw_sidebar, page_scenario
 
@@ -29,6 +35,7 @@ shown.notice("fallback", "warning")
 shown.metrics("headline")
 shown.metrics("second")
 assumption_line(s, lens="launch")
+speculative_notice(shown.f["decode"], shown.f["memory"], s)
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
 # change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).

@@ -305,7 +305,9 @@ def serving_formulas() -> None:
             "published serving runs, see the README's fidelity table."
         )
         st.markdown(
-            "**Left out:** prefix caching, speculative decoding, disaggregated prefill, "
+            "**Speculative decoding** (docs/speculative.md): a decode verifies k + 1 tokens per "
+            "step after k drafter steps and emits (1 − α^(k+1)) / (1 − α) on average, drawn per "
+            "sequence and step. **Left out:** disaggregated prefill, expert parallelism, "
             "priorities other than first come first served, the sampler's and detokeniser's "
             "time per token beyond the engine's host work, network time between client and "
             "server, and the jitter of real clients (identical requests started together stay "

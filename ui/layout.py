@@ -487,3 +487,35 @@ def glossary() -> None:
     if box.open:  # built only while open
         with box:
             st.markdown("\n".join(f"- **{term}**: {line}" for term, line in GLOSSARY.items()))
+
+
+def speculative_notice(dec: dict, mem: dict, s: Scenario) -> None:
+    """Beside the decode figures when speculative decoding is on (issue 42): the step is the
+    verify of k + 1 tokens per sequence plus k drafter steps, and emits τ tokens per sequence;
+    the drafter's weights come out of the cache. ``dec`` and ``mem``: the lens's ``decode`` and
+    ``memory`` figures."""
+    if not dec.get("accepted_tokens_per_step") or dec.get("speculative", "none") == "none":
+        return
+    k = dec["num_speculative_tokens"]
+    speed = dec.get("spec_speedup")
+    cross = dec.get("spec_crossover_batch")
+    tail = (
+        f"; it stops paying above a batch of {cross:,.0f}"
+        if cross is not None
+        else "; it pays at every batch that fits"
+    )
+    drafter = mem.get("drafter_weights_gb") or 0.0
+    weights = (
+        f" The drafter's {fmt(drafter)} GB of weights and its KV come out of the cache."
+        if drafter
+        else ""
+    )
+    st.caption(
+        f":material/fast_forward: Speculative decoding ({md_escape(dec['speculative'])}, k = {k}, "
+        f"α = {dec['spec_acceptance']:.2f}): a step is the verify of {k + 1} tokens per "
+        f"sequence, {fmt(dec['t_verify_ms'])} ms (the step the charts break down), plus {k} "
+        f"drafter steps, {fmt(dec['t_draft_ms'])} ms, and emits "
+        f"{dec['accepted_tokens_per_step']:.2f} tokens per sequence: "
+        f"{fmt(dec['t_token_ms'])} ms per output token, "
+        f"{fmt(speed)}× the tokens per second of no speculation at this batch{tail}.{weights}"
+    )

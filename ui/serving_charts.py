@@ -288,3 +288,74 @@ def with_runs(fig, runs: list[dict]):
     if rng and top > rng[1]:  # the marks fixed the axis to the sweep: widen it to the runs
         layout["xaxis"]["range"] = [rng[0], top * 1.05]
     return figure(data, layout)
+
+
+def speculative_figure(sw: dict, method: str, max_batch: int | None, batch: int):
+    """Speculative decoding against none over the batch (issue 42): output tok/s of both
+    (left, log) and their ratio (right), the crossover batch above which speculation stops
+    paying marked, and the scenario's batch and the largest that fits."""
+    x = as_list(sw["batch"])
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(sw["plain_tokens_per_s"]),
+            "name": "output tok/s, no speculation",
+            "line": {"color": "#777777", "width": 2, "dash": "dot"},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(sw["tokens_per_s"]),
+            "name": f"output tok/s, {method}",
+            "line": {"color": BLUE, "width": 2},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(sw["speedup"]),
+            "name": "speed-up (right)",
+            "yaxis": "y2",
+            "line": {"color": ORANGE, "width": 2.5},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": [x[0], x[-1]],
+            "y": [1.0, 1.0],
+            "name": "speed-up 1× (right)",
+            "yaxis": "y2",
+            "line": {"color": VERMILLION, "width": 1, "dash": "dot"},
+        },
+    ]
+    top = max(float(np.nanmax(np.asarray(sw["speedup"], dtype=float))), 1.0)
+    layout = base_layout(
+        "Speculative decoding against none: decode throughput over the batch",
+        legend_rows=2,
+        xaxis={"title": {"text": "sequences in the decode step (batch)"}, "type": "log"},
+        yaxis={"title": {"text": "output tok/s (one replica)"}, "type": "log"},
+        yaxis2={**right_axis("speed-up [×]"), "range": [0, top * 1.1]},
+    )
+    marks = [
+        (
+            sw["crossover_batch"],
+            f"stops paying: batch {sw['crossover_batch']:.0f}"
+            if sw["crossover_batch"] is not None
+            else "",
+            {"color": VERMILLION, "width": 1.5},
+        ),
+        (
+            float(batch),
+            f"scenario's batch {batch:,}",
+            {"color": GREEN, "width": 1.5, "dash": "dash"},
+        ),
+        (
+            float(max_batch) if max_batch else None,
+            f"largest batch that fits: {max_batch:,}" if max_batch else "",
+            {"color": "#777777", "width": 1.5, "dash": "dash"},
+        ),
+    ]
+    return figure(data, add_marks(layout, marks, log=True, span=(x[0], x[-1])))

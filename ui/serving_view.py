@@ -212,3 +212,94 @@ def controls(s: Scenario) -> None:
                 f"{eff.api_us_per_token:g} µs per streamed token and "
                 f"{eff.frontend_queued_ms:g} ms per request.",
             )
+
+    box = st.expander(
+        "Speculative decoding" + ("" if s.speculative == "none" else f": {s.speculative}"),
+        key="x_serving_spec",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            _speculative_controls(s)
+
+
+def _speculative_controls(s: Scenario) -> None:
+    """The four keys of speculative decoding (issue 42); their auto is the method's published
+    default (presets/speculative.yaml)."""
+    from model import speculative
+    from model.scenario import draft_candidates
+
+    mp = speculative.methods()
+    f = st.columns(5)
+    options = ["none", "ngram", "eagle", "eagle3"]
+    if s.model.mtp_params_b:
+        options.append("mtp")
+    candidates = draft_candidates(s.model)
+    if candidates:
+        options.append("draft")
+    if s.speculative not in options:  # a link's value the model no longer takes
+        options.append(s.speculative)
+    field_widget(
+        f[0].selectbox,
+        "Method",
+        "speculative",
+        s.speculative,
+        options=options,
+        format_func=lambda k: "none" if k == "none" else f"{k}: {mp[k].name}",
+        help="Speculative decoding: a drafter proposes k tokens per sequence, one step of the "
+        "model verifies them. n-gram matches the prompt (host time only); EAGLE and EAGLE-3 "
+        "run a one-layer head on the model's hidden states; MTP the model's own "
+        "multi-token-prediction module (DeepSeek-V3/R1); draft, a smaller model of the family.",
+    )
+    method = None if s.speculative == "none" else mp[s.speculative]
+    field_widget(
+        f[1].number_input,
+        "Draft tokens k",
+        "num_speculative_tokens",
+        s.num_speculative_tokens,
+        value=None,
+        step=1,
+        placeholder=f"auto ({method.num_speculative_tokens})" if method else "auto",
+        disabled=method is None,
+        help="num_speculative_tokens, 1 to 16: tokens drafted per sequence per step (vllm "
+        "serve --speculative-config's num_speculative_tokens); empty: the method's default.",
+    )
+    field_widget(
+        f[2].number_input,
+        "Acceptance α",
+        "spec_acceptance",
+        s.spec_acceptance,
+        value=None,
+        step=0.05,
+        format="%g",
+        placeholder=f"auto ({method.acceptance:.2f})" if method else "auto",
+        disabled=method is None,
+        help="Per-token acceptance rate, 0 to below 1: the share of drafted tokens the model "
+        "accepts, each given the ones before it; a step emits (1 − α^(k+1)) / (1 − α) tokens. "
+        "Empty: the method's published default, or the α of the acceptance length beside.",
+    )
+    field_widget(
+        f[3].number_input,
+        "Acceptance length τ",
+        "spec_acceptance_length",
+        s.spec_acceptance_length,
+        value=None,
+        step=0.1,
+        format="%g",
+        placeholder=f"auto ({speculative.tokens_per_step(s):.2f})" if method else "auto",
+        disabled=method is None,
+        help="Instead of α: the mean acceptance length you measured (vLLM logs 'Mean "
+        "acceptance length', the bonus token included), 1 to below k + 1; α is solved from "
+        "it. Leave α empty to use it.",
+    )
+    field_widget(
+        f[4].selectbox,
+        "Draft model",
+        "draft_model",
+        s.draft_model or "auto",
+        options=["auto", *candidates],
+        format_func=lambda k: f"auto ({candidates[0]})" if k == "auto" and candidates else k,
+        disabled=s.speculative != "draft",
+        help="speculative=draft: the model preset that drafts, smaller than the model and of "
+        "its vocabulary; empty: the smallest such preset.",
+    )

@@ -4,9 +4,11 @@ SLO, and the GPUs a rate needs. Computed off the server's interpreter
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from model import codecs, serving
+from model import codecs, serving, spec_gain, speculative
+from model.memory import memory_figures
 from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
@@ -329,6 +331,71 @@ def _pareto_note(v: View) -> str | None:
     )
 
 
+def _spec_grid(s):
+    """1 to twice the largest batch that fits (and the scenario's batch), 80 points, log."""
+    top = max(int(memory_figures(s)["max_batch"]), int(s.batch), 2)
+    return np.unique(np.concatenate([np.rint(np.geomspace(1, 2 * top, 80)), [s.batch]]))
+
+
+def _spec_shown(v: View):
+    """The scenario the tab shows: its own method, or, with ``speculative=none``, a preview of
+    the model's own MTP module where it has one, else EAGLE-3, at the method's defaults."""
+    s = v.s
+    if s.speculative != "none":
+        return s
+    preview = "mtp" if s.model.mtp_params_b else "eagle3"
+    return s.raw.model_copy(update={"speculative": preview}).effective()
+
+
+def _speculative(v: View):
+    s = _spec_shown(v)
+    sw = spec_gain.speedup_sweep(s, _spec_grid(s))
+    return serving_charts.speculative_figure(
+        sw,
+        s.speculative + (" (preview)" if v.s.speculative == "none" else ""),
+        int(memory_figures(s)["max_batch"]),
+        int(s.batch),
+    )
+
+
+def _speculative_note(v: View) -> str | None:
+    s = _spec_shown(v)
+    k, alpha = speculative.k_of(s), speculative.alpha_of(s)
+    tau = speculative.tokens_per_step(s)
+    mp = speculative.methods()[s.speculative]
+    sw = spec_gain.speedup_sweep(s, _spec_grid(s))
+    at = float(np.interp(s.batch, sw["batch"], sw["speedup"]))
+    cross = sw["crossover_batch"]
+    where = (
+        f"It stops paying above a batch of {cross:,.0f} sequences, which a steady run reaches "
+        f"at about {sw['crossover_request_rate']:.3g} req/s (Little's law: batch × the "
+        "time each request spends, prefill and decode, at that batch)."
+        if cross is not None
+        else "It pays at every batch on the chart."
+    )
+    given = (
+        "set"
+        if s.spec_acceptance is not None
+        else "from the acceptance length set"
+        if s.spec_acceptance_length is not None
+        else "the method’s published default"
+    )
+    preview = (
+        f"Speculative decoding is off: a preview of {mp.name} at its defaults (set it under "
+        "'Speculative decoding' above to serve with it). "
+        if v.s.speculative == "none"
+        else ""
+    )
+    return (
+        f"{preview}{mp.name}: k = {k} draft tokens per step, acceptance α = {alpha:.2f} "
+        f"({given}): each step emits (1 − α^(k+1)) / (1 − α) = {tau:.2f} tokens per sequence. "
+        f"At the scenario's batch of {s.batch:,} it decodes {at:.2f}× the tokens per second of "
+        f"no speculation. {where} The verify step reads the weights once for k + 1 tokens per "
+        "sequence, so the gain is near τ while the step is memory-bound and shrinks as it "
+        "turns compute-bound; the drafter's weights and KV come out of the cache."
+    )
+
+
 def _sweep_table(v: View) -> pd.DataFrame:
     return pd.DataFrame(v.r["sweep"]) if _fits(v) else pd.DataFrame()
 
@@ -435,6 +502,7 @@ PAGE = Page(
         "Latency against load",
         "One run",
         "Pareto front",
+        "Speculative decoding",
         "Downloads",
     ),
     tab_key="t_serving",
@@ -454,6 +522,7 @@ SERVING = Lens(
         Chart("load", _load, page_baseline=False, measured=_measured_runs, note=_measured_note),
         Chart("timeline", _timeline, page_baseline=False),
         Chart("pareto", _pareto, page_baseline=False),
+        Chart("speculative", _speculative, page_baseline=False),
     ),
     tables=(
         Table(
@@ -521,5 +590,6 @@ SERVING = Lens(
         "near_capacity": _near_capacity,
         "does_not_fit": _does_not_fit,
         "pareto_note": _pareto_note,
+        "speculative_note": _speculative_note,
     },
 )
