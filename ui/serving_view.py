@@ -214,7 +214,7 @@ def controls(s: Scenario) -> None:
             )
 
     box = st.expander(
-        "Speculative decoding" + ("" if s.speculative == "none" else f": {s.speculative}"),
+        "Speculative decoding",
         key="x_serving_spec",
         on_change="rerun",
     )

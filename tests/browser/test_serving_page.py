@@ -8,6 +8,7 @@ from .conftest import (
     WAIT_MS,
     assert_no_exception,
     open_page,
+    open_view,
     require_chromium,
     share_link,
     wait_metrics,
@@ -55,3 +56,41 @@ def test_a_typed_rate_changes_the_figures_and_a_bad_one_is_refused(page, app_url
     assert_no_exception(page)
     _, pairs = share_link(page)
     assert ("request_rate", "12.0") in pairs  # the scenario kept its value
+
+
+def test_speculative_decoding_moves_the_figures_and_its_link_reopens(page, browser, app_url):
+    # issue 42: the method chosen in its expander joins the link, lowers TPOT, and the tab's
+    # crossover chart draws; a bad acceptance is refused by name with the page still working
+    before = open_page(page, f"{app_url}/Serving?{QUERY}")
+    page.locator("summary", has_text="Speculative decoding").first.click()
+    method = page.get_by_role("combobox", name="Method")
+    method.wait_for(timeout=WAIT_MS)
+    method.scroll_into_view_if_needed()  # a click while scrolling closes the list
+    page.wait_for_timeout(300)
+    method.click()
+    page.get_by_role("option", name="eagle3: EAGLE-3").click()
+    after = wait_metrics(page, lambda m: m.get("p99 TPOT") != before.get("p99 TPOT"))
+    assert float(after["p99 TPOT"].split()[0]) < float(before["p99 TPOT"].split()[0])
+    path, pairs = share_link(page)
+    assert ("speculative", "eagle3") in pairs
+    open_view(page, "Speculative decoding")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("tokens per sequence", exact=False).first.wait_for(timeout=WAIT_MS)
+    box = page.get_by_label("Acceptance α", exact=True).and_(
+        page.get_by_test_id("stNumberInputField")
+    )
+    box.fill("1.5")
+    box.press("Enter")
+    alert = page.locator('[data-testid="stAlertContainer"], [data-testid="stAlert"]')
+    alert.filter(has_text="spec").first.wait_for(timeout=WAIT_MS)
+    assert_no_exception(page)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        other = ctx.new_page()
+        query = "&".join(f"{k}={v}" for k, v in pairs)
+        open_page(other, f"{app_url}{path}?{query}")
+        again = wait_metrics(other, lambda m: "Max rate within SLO" in m and len(m) == len(after))
+        assert again == after
+    finally:
+        ctx.close()
