@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from model import launch, ranges
+from model import launch, ranges, speculative
 from model.cold_start_presets import cold_start_presets
 from model.memory import memory_figures
 from model.scenario import Scenario
@@ -104,10 +104,17 @@ def _bandwidths(s: Scenario, tier) -> tuple[float, float]:
     ) * GB
 
 
+def loaded_bytes(s: Scenario) -> float:
+    """Bytes the weights load moves [B]: the model's, and a speculative drafter's (an EAGLE
+    head, DeepSeek's MTP module, a draft model: :func:`model.speculative.drafter_weights_bytes`),
+    which vLLM loads with the model."""
+    return s.weights_bytes + speculative.drafter_weights_bytes(s)
+
+
 def _copy_times(s: Scenario, loader) -> tuple[float, float]:
     """The parts of item 4 that do not depend on the storage [s]: one GPU's host→device copy
     (the GPUs copy in parallel) and the loader's extra passes through host memory (pickle)."""
-    weights = s.weights_bytes
+    weights = loaded_bytes(s)
     t_h2d = float(transfer_time(weights / s.gpus, s.hardware.h2d_gb_s * GB))
     t_host = (
         float(loader.host_passes * transfer_time(weights, loader.host_copy_gb_s * GB))
@@ -170,7 +177,7 @@ def cold_start(s: Scenario) -> dict:
     e = _effective(s)
     loader = e["loader"]
     fig = s.engine_figures
-    weights = s.weights_bytes
+    weights = loaded_bytes(s)
     per_gpu = weights / s.gpus
     # with tensor parallelism an engine may read each rank's shard in its own process, in
     # parallel (vLLM): the streams multiply, the tier's aggregate still caps them (SPEC 4.0)
@@ -425,7 +432,7 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     out = {}
     for tier_id, tier in p.storage.items():
         bw = read_bandwidth(*_bandwidths(s, tier), concurrency)
-        t_read = transfer_time(s.weights_bytes, bw)
+        t_read = transfer_time(loaded_bytes(s), bw)
         out[tier_id] = {
             "name": tier.name,
             "read_s": t_read,

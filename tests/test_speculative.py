@@ -246,3 +246,12 @@ def test_published_speedups_and_the_page_agree():
         assert f"| {r['id']} | {r['split'].replace('_', ' ')} |" in text, stale
     for row in ps.rows():
         assert row["source"].startswith("http") and row["quote"], row["id"]
+
+
+def test_the_drafter_loads_with_the_model(scenario):
+    from model.cold_start import cold_start, loaded_bytes
+
+    plain = scenario(model="deepseek-r1", gpus=8, hardware="h200")
+    mtp = scenario(model="deepseek-r1", gpus=8, hardware="h200", speculative="mtp")
+    assert loaded_bytes(mtp) - loaded_bytes(plain) == pytest.approx(14e9 * mtp.bytes_per_param)
+    assert cold_start(mtp)["weights_s"] > cold_start(plain)["weights_s"]
