@@ -44,6 +44,7 @@ def _split(v: View) -> str:
         f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
         f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
         f"({dec['launches']} launches) · {_host(dec)}"
+        + (f" · drafts {dec['t_draft_ms']:.3f} ms" if dec.get("t_draft_ms") else "")
     )
 
 
