@@ -9,6 +9,7 @@ which turns pydantic's errors into one clear line per field.
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -572,7 +573,7 @@ class Scenario(BaseModel):
         "and of its vocabulary (`auto` = the smallest such preset: `llama-3.2-1b` for the "
         "Llama 3 models, `qwen3-0.6b` for Qwen3)",
     )
-    speculative: Literal["none", "ngram", "eagle", "eagle3", "mtp", "draft"] = Field(
+    speculative: spec_methods.Method = Field(
         "none",
         description="speculative decoding: `none`, `ngram` (prompt lookup), `eagle`, `eagle3`, "
         "`mtp` (the model's multi-token-prediction module: DeepSeek-V3/R1), `draft` (a smaller "
@@ -581,7 +582,7 @@ class Scenario(BaseModel):
     num_speculative_tokens: int | None = Field(
         None,
         ge=1,
-        le=16,
+        le=spec_methods.MAX_K,
         description="tokens the drafter proposes per step, k, 1–16 (`auto` = the method's)",
     )
     spec_acceptance: float | None = Field(
@@ -745,16 +746,16 @@ class Scenario(BaseModel):
         m = info.data.get("model")
         if m is None or value == "none":
             return value
+        accepted = ", ".join(speculative_methods(m))
         if value == "mtp" and not m.mtp_params_b:
             raise ValueError(
                 f"{m.name} has no multi-token-prediction module (model.mtp_params_b); mtp "
-                "needs one (DeepSeek-V3, DeepSeek-R1); accepted here: none, ngram, eagle, "
-                "eagle3" + (", draft" if draft_candidates(m) else "")
+                f"needs one (DeepSeek-V3, DeepSeek-R1); accepted here: {accepted}"
             )
         if value == "draft" and info.data.get("draft_model") is None and not draft_candidates(m):
             raise ValueError(
                 f"no smaller model preset shares {m.name}'s vocabulary to draft for it; "
-                "accepted here: none, ngram, eagle, eagle3" + (", mtp" if m.mtp_params_b else "")
+                f"accepted here: {accepted}"
             )
         return value
 
@@ -1027,6 +1028,16 @@ def draft_candidates(m: ModelSpec) -> list[str]:
     first: the choices of ``draft_model``, the first its ``auto``."""
     fits = [p for p in model_catalogue().values() if p.vocab == m.vocab and p.params_b < m.params_b]
     return [p.id for p in sorted(fits, key=lambda p: p.params_b)]
+
+
+def speculative_methods(m: ModelSpec) -> list[str]:
+    """The ``speculative`` values model ``m`` can take: every method, less ``mtp`` without a
+    multi-token-prediction module and ``draft`` without a smaller preset of its vocabulary."""
+    return [
+        k
+        for k in typing.get_args(spec_methods.Method)
+        if (k != "mtp" or m.mtp_params_b) and (k != "draft" or draft_candidates(m))
+    ]
 
 
 def draft_spec(s) -> ModelSpec:

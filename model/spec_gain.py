@@ -56,19 +56,30 @@ def speedup_sweep(s, batch) -> dict[str, np.ndarray | float | None]:
     }
 
 
+def speedup_curve(s, reach: float = 1.0, points: int = 96) -> dict:
+    """:func:`speedup_sweep` over 1 to ``reach`` × the largest batch whose KV fits (at least
+    the scenario's batch), log-spaced, the scenario's batch included; with ``max_batch`` (that
+    largest batch) and ``speedup_at_batch`` (the ratio at the scenario's batch)."""
+    s = s.effective()
+    fit = int(memory_figures(s)["max_batch"])
+    top = max(fit, int(s.batch), 2)
+    grid = np.unique(np.concatenate([np.rint(np.geomspace(1, reach * top, points)), [s.batch]]))
+    sw = speedup_sweep(s, grid)
+    sw["max_batch"] = fit
+    sw["speedup_at_batch"] = float(np.interp(s.batch, grid, sw["speedup"]))
+    return sw
+
+
 def crossover_figures(s) -> dict:
     """The speed-up at the scenario's batch and where it stops paying, for ``whatif eval``'s
-    decode section: :func:`speedup_sweep` over 1 to the largest batch whose KV fits (at least
-    the scenario's batch); the crossover is None where speculation pays at every batch that
-    fits, and every figure None without speculation."""
+    decode section: :func:`speedup_curve` over 1 to the largest batch whose KV fits; the
+    crossover is None where speculation pays at every batch that fits, and every figure None
+    without speculation."""
     if s.speculative == "none":
         return {"spec_speedup": None, "spec_crossover_batch": None, "spec_crossover_rate": None}
-    top = max(int(memory_figures(s)["max_batch"]), int(s.batch), 2)
-    grid = np.unique(np.concatenate([np.rint(np.geomspace(1, top, 96)), [s.batch]]))
-    sw = speedup_sweep(s, grid)
-    at = float(np.interp(s.batch, grid, sw["speedup"]))
+    sw = speedup_curve(s)
     return {
-        "spec_speedup": at,
+        "spec_speedup": sw["speedup_at_batch"],
         "spec_crossover_batch": sw["crossover_batch"],
         "spec_crossover_rate": sw["crossover_request_rate"],
     }

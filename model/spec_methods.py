@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from model.datafiles import PRESETS_DIR, load_file
 
+#: the values of the scenario's ``speculative`` key
 Method = Literal["none", "ngram", "eagle", "eagle3", "mtp", "draft"]
-METHODS: tuple[str, ...] = ("none", "ngram", "eagle", "eagle3", "mtp", "draft")
-MAX_K = 16
+MAX_K = 16  #: the most tokens a step may draft (``num_speculative_tokens``)
 Source = Annotated[str, Field(min_length=1, max_length=1200)]
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from model.scenario import ModelSpec, draft_spec
-from model.spec_methods import MAX_K, METHODS, MethodPreset, methods  # noqa: F401 - API
+from model.spec_methods import MethodPreset, methods
 from model.units import BYTES_PER_PARAM
 
 

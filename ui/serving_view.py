@@ -224,19 +224,14 @@ def controls(s: Scenario) -> None:
 
 
 def _speculative_controls(s: Scenario) -> None:
-    """The four keys of speculative decoding (issue 42); their auto is the method's published
-    default (presets/speculative.yaml)."""
+    """The keys of speculative decoding (issue 42); each ``auto`` shows the value in effect
+    (the method's published default, or the α of a measured acceptance length)."""
     from model import speculative
-    from model.scenario import draft_candidates
+    from model.scenario import draft_candidates, speculative_methods
 
     mp = speculative.methods()
     f = st.columns(5)
-    options = ["none", "ngram", "eagle", "eagle3"]
-    if s.model.mtp_params_b:
-        options.append("mtp")
-    candidates = draft_candidates(s.model)
-    if candidates:
-        options.append("draft")
+    options = speculative_methods(s.model)
     if s.speculative not in options:  # a link's value the model no longer takes
         options.append(s.speculative)
     field_widget(
@@ -251,47 +246,49 @@ def _speculative_controls(s: Scenario) -> None:
         "run a one-layer head on the model's hidden states; MTP the model's own "
         "multi-token-prediction module (DeepSeek-V3/R1); draft, a smaller model of the family.",
     )
-    method = None if s.speculative == "none" else mp[s.speculative]
-    field_widget(
-        f[1].number_input,
-        "Draft tokens k",
-        "num_speculative_tokens",
-        s.num_speculative_tokens,
-        value=None,
-        step=1,
-        placeholder=f"auto ({method.num_speculative_tokens})" if method else "auto",
-        disabled=method is None,
-        help="num_speculative_tokens, 1 to 16: tokens drafted per sequence per step (vllm "
-        "serve --speculative-config's num_speculative_tokens); empty: the method's default.",
+    off = s.speculative == "none"
+    numbers = (
+        (
+            "Draft tokens k",
+            "num_speculative_tokens",
+            {"step": 1},
+            f"{speculative.k_of(s)}",
+            "num_speculative_tokens, 1 to 16: tokens drafted per sequence per step (vllm "
+            "serve --speculative-config's num_speculative_tokens); empty: the method's default.",
+        ),
+        (
+            "Acceptance α",
+            "spec_acceptance",
+            {"step": 0.05, "format": "%g"},
+            f"{speculative.alpha_of(s):.2f}",
+            "Per-token acceptance rate, 0 to below 1: the share of drafted tokens the model "
+            "accepts, each given the ones before it; a step emits (1 − α^(k+1)) / (1 − α) "
+            "tokens. Empty: the method's published default, or the α of the acceptance length "
+            "beside.",
+        ),
+        (
+            "Acceptance length τ",
+            "spec_acceptance_length",
+            {"step": 0.1, "format": "%g"},
+            f"{speculative.tokens_per_step(s):.2f}",
+            "Instead of α: the mean acceptance length you measured (vLLM logs 'Mean "
+            "acceptance length', the bonus token included), 1 to below k + 1; α is solved from "
+            "it. Leave α empty to use it.",
+        ),
     )
-    field_widget(
-        f[2].number_input,
-        "Acceptance α",
-        "spec_acceptance",
-        s.spec_acceptance,
-        value=None,
-        step=0.05,
-        format="%g",
-        placeholder=f"auto ({method.acceptance:.2f})" if method else "auto",
-        disabled=method is None,
-        help="Per-token acceptance rate, 0 to below 1: the share of drafted tokens the model "
-        "accepts, each given the ones before it; a step emits (1 − α^(k+1)) / (1 − α) tokens. "
-        "Empty: the method's published default, or the α of the acceptance length beside.",
-    )
-    field_widget(
-        f[3].number_input,
-        "Acceptance length τ",
-        "spec_acceptance_length",
-        s.spec_acceptance_length,
-        value=None,
-        step=0.1,
-        format="%g",
-        placeholder=f"auto ({speculative.tokens_per_step(s):.2f})" if method else "auto",
-        disabled=method is None,
-        help="Instead of α: the mean acceptance length you measured (vLLM logs 'Mean "
-        "acceptance length', the bonus token included), 1 to below k + 1; α is solved from "
-        "it. Leave α empty to use it.",
-    )
+    for col, (label, key, kw, auto, text) in zip(f[1:4], numbers, strict=True):
+        field_widget(
+            col.number_input,
+            label,
+            key,
+            getattr(s, key),
+            value=None,
+            placeholder="auto" if off else f"auto ({auto})",
+            disabled=off,
+            help=text,
+            **kw,
+        )
+    candidates = draft_candidates(s.model)
     field_widget(
         f[4].selectbox,
         "Draft model",

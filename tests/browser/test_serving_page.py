@@ -19,23 +19,27 @@ require_chromium()
 QUERY = "scenario=llama-8b-1xh100&request_rate=4&num_requests=300&ttft_slo_ms=600"
 
 
-def test_a_share_link_reopens_the_same_serving_figures(page, browser, app_url):
-    shown = open_page(page, f"{app_url}/Serving?{QUERY}")
-    assert "Max rate within SLO" in shown and "GPUs needed" in shown
-    path, pairs = share_link(page)
-    assert path.endswith("/Serving") and ("request_rate", "4.0") in pairs
+def reopened(browser, app_url: str, path: str, pairs, shown: dict) -> dict:
+    """The metrics the link ``path?pairs`` shows in a fresh browser context, once as many as
+    ``shown`` have drawn: the simulation's figures come from a worker process and may land a
+    run later than the first metrics on a loaded machine."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     ctx.set_default_timeout(WAIT_MS)
     try:
         other = ctx.new_page()
         query = "&".join(f"{k}={v}" for k, v in pairs)
         open_page(other, f"{app_url}{path}?{query}")
-        # the simulation's figures come from a worker process and may land a run later than
-        # the first metrics on a loaded machine: wait for them, then compare everything
-        again = wait_metrics(other, lambda m: "Max rate within SLO" in m and len(m) == len(shown))
-        assert again == shown
+        return wait_metrics(other, lambda m: "Max rate within SLO" in m and len(m) == len(shown))
     finally:
         ctx.close()
+
+
+def test_a_share_link_reopens_the_same_serving_figures(page, browser, app_url):
+    shown = open_page(page, f"{app_url}/Serving?{QUERY}")
+    assert "Max rate within SLO" in shown and "GPUs needed" in shown
+    path, pairs = share_link(page)
+    assert path.endswith("/Serving") and ("request_rate", "4.0") in pairs
+    assert reopened(browser, app_url, path, pairs, shown) == shown
 
 
 def test_a_typed_rate_changes_the_figures_and_a_bad_one_is_refused(page, app_url):
@@ -84,13 +88,4 @@ def test_speculative_decoding_moves_the_figures_and_its_link_reopens(page, brows
     alert = page.locator('[data-testid="stAlertContainer"], [data-testid="stAlert"]')
     alert.filter(has_text="spec").first.wait_for(timeout=WAIT_MS)
     assert_no_exception(page)
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
-    ctx.set_default_timeout(WAIT_MS)
-    try:
-        other = ctx.new_page()
-        query = "&".join(f"{k}={v}" for k, v in pairs)
-        open_page(other, f"{app_url}{path}?{query}")
-        again = wait_metrics(other, lambda m: "Max rate within SLO" in m and len(m) == len(after))
-        assert again == after
-    finally:
-        ctx.close()
+    assert reopened(browser, app_url, path, pairs, after) == after

@@ -4,11 +4,11 @@ SLO, and the GPUs a rate needs. Computed off the server's interpreter
 
 from __future__ import annotations
 
-import numpy as np
+from collections import OrderedDict
+
 import pandas as pd
 
 from model import codecs, serving, spec_gain, speculative
-from model.memory import memory_figures
 from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
@@ -331,12 +331,6 @@ def _pareto_note(v: View) -> str | None:
     )
 
 
-def _spec_grid(s):
-    """1 to twice the largest batch that fits (and the scenario's batch), 80 points, log."""
-    top = max(int(memory_figures(s)["max_batch"]), int(s.batch), 2)
-    return np.unique(np.concatenate([np.rint(np.geomspace(1, 2 * top, 80)), [s.batch]]))
-
-
 def _spec_shown(v: View):
     """The scenario the tab shows: its own method, or, with ``speculative=none``, a preview of
     the model's own MTP module where it has one, else EAGLE-3, at the method's defaults."""
@@ -347,24 +341,37 @@ def _spec_shown(v: View):
     return s.raw.model_copy(update={"speculative": preview}).effective()
 
 
-def _speculative(v: View):
+_SPEC_CURVES: OrderedDict[str, tuple] = OrderedDict()
+
+
+def _spec_curve(v: View) -> tuple:
+    """``(scenario shown, its speed-up curve to twice the largest batch)``, computed once per
+    scenario for the tab's chart and its note (the last 16 kept)."""
     s = _spec_shown(v)
-    sw = spec_gain.speedup_sweep(s, _spec_grid(s))
+    key = s.raw.model_dump_json()
+    if key not in _SPEC_CURVES:
+        _SPEC_CURVES[key] = (s, spec_gain.speedup_curve(s, reach=2.0, points=80))
+        while len(_SPEC_CURVES) > 16:
+            _SPEC_CURVES.popitem(last=False)
+    return _SPEC_CURVES[key]
+
+
+def _speculative(v: View):
+    s, sw = _spec_curve(v)
     return serving_charts.speculative_figure(
         sw,
         s.speculative + (" (preview)" if v.s.speculative == "none" else ""),
-        int(memory_figures(s)["max_batch"]),
+        sw["max_batch"],
         int(s.batch),
     )
 
 
 def _speculative_note(v: View) -> str | None:
-    s = _spec_shown(v)
+    s, sw = _spec_curve(v)
     k, alpha = speculative.k_of(s), speculative.alpha_of(s)
     tau = speculative.tokens_per_step(s)
     mp = speculative.methods()[s.speculative]
-    sw = spec_gain.speedup_sweep(s, _spec_grid(s))
-    at = float(np.interp(s.batch, sw["batch"], sw["speedup"]))
+    at = sw["speedup_at_batch"]
     cross = sw["crossover_batch"]
     where = (
         f"It stops paying above a batch of {cross:,.0f} sequences, which a steady run reaches "
