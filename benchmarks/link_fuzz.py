@@ -35,11 +35,13 @@ KEYS = (
     "max_concurrency", "max_num_seqs", "burstiness", "shared_prefix_tokens", "prefix_groups",
     "range_ratio", "gpus", "batch", "context_tokens", "ttft_slo_ms", "tpot_slo_ms",
     "slo_attainment", "rate_scale", "idle_timeout_s", "seed", "lengths", "model", "hardware",
-    "weights_dtype", "kv_dtype", "engine", "api_server_count",
+    "weights_dtype", "kv_dtype", "engine", "api_server_count", "speculative",
+    "num_speculative_tokens", "spec_acceptance", "spec_acceptance_length", "draft_model",
 )  # fmt: skip
 VALUES = (
     "0", "1", "-1", "2", "16", "65537", "1000000", "1e9", "1e-9", "nan", "inf", "-inf", "abc",
     "", "9" * 5000, "0.5", "4096", "100000", "3", "auto", "random", "sharegpt", "fp4", "int4",
+    "ngram", "eagle3", "mtp", "draft", "0.999", "llama-3.2-1b", "deepseek-r1",
 )  # fmt: skip
 
 

@@ -6,7 +6,10 @@ page for new scenarios (each a fresh computation of the whole lens). Reported: B
 worst script run alone, while A computes in the worker process (the app's way), and while A
 computes in its own thread (``WHATIF_SERVING_INLINE=1``, what the worker avoids).
 
-    .venv/bin/python -m benchmarks.serving_contention
+    .venv/bin/python -m benchmarks.serving_contention [KEY=VALUE ...]
+
+Extra ``KEY=VALUE`` pairs join session A's links (``speculative=draft
+num_speculative_tokens=16``: the heaviest a lever can make A's computation).
 """
 
 from __future__ import annotations
@@ -37,11 +40,16 @@ def b_runs(n: int) -> list[float]:
     return out
 
 
+EXTRA: list[tuple[str, str]] = []  #: the command line's KEY=VALUE pairs for session A
+
+
 def a_loop(stop: threading.Event, seed0: int) -> int:
     done = 0
     while not stop.is_set():
         at = page("2_Serving.py")
         at.query_params["request_rate"] = "6"
+        for key, value in EXTRA:
+            at.query_params[key] = value
         at.query_params["seed"] = str(seed0 + done)
         at.run()
         done += 1
@@ -68,6 +76,9 @@ def measure(label: str, busy: bool, seed0: int, n: int = 40) -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    EXTRA.extend(tuple(a.split("=", 1)) for a in sys.argv[1:])
     measure("B alone", False, 0)
     measure("B while A computes in the worker", True, 1000)
     os.environ["WHATIF_SERVING_INLINE"] = "1"
