@@ -600,6 +600,41 @@ class Scenario(BaseModel):
         "(tokens per verify step, the bonus token included, as vLLM logs it), 1 to below k + 1; "
         "α is solved from it",
     )
+    # ---- prefill/decode disaggregation (issue 42 §2; model/disagg.py)
+    disaggregated: bool = Field(
+        False,
+        description="serve as a prefill pool and a decode pool (xPyD): prompts are prefilled on "
+        "prefill instances, their KV cache moves to a decode instance, which decodes without "
+        "prefill chunks in its steps",
+    )
+    prefill_gpus: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="`disaggregated`: GPUs per prefill instance, its tensor-parallel degree "
+        "(`auto` = gpus)",
+    )
+    prefill_instances: int = Field(
+        1, ge=1, le=64, description="`disaggregated`: prefill instances per replica, ≥ 1"
+    )
+    decode_gpus: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="`disaggregated`: GPUs per decode instance, its tensor-parallel degree "
+        "(`auto` = gpus)",
+    )
+    decode_instances: int = Field(
+        1, ge=1, le=64, description="`disaggregated`: decode instances per replica, ≥ 1"
+    )
+    kv_transfer_gb_s: float | None = Field(
+        None,
+        gt=0,
+        le=100000,
+        description="`disaggregated`: rate at which a prompt's KV cache moves from a prefill to "
+        "a decode instance [GB/s], above 0 (`auto` = the interconnect's: NVLink inside a node "
+        "of 8 GPUs, a 400 Gb/s RDMA NIC per GPU across nodes; presets/disaggregation.yaml)",
+    )
     seed: int = Field(0, ge=0, le=2**31 - 1, description="seed of the arrivals and lengths")
     ttft_slo_ms: float = Field(
         450.0, ge=0.001, le=1e7, description="time-to-first-token objective [ms]"
@@ -897,6 +932,17 @@ class Scenario(BaseModel):
         if self.prefix_caching == "auto":
             return bool(self.engine_figures.prefix_caching)
         return self.prefix_caching == "true"
+
+    @property
+    def replica_gpus(self) -> int:
+        """GPUs of one replica: ``gpus``, or with ``disaggregated`` its prefill and decode
+        pools' (``prefill_gpus`` × ``prefill_instances`` + ``decode_gpus`` ×
+        ``decode_instances``, each ``auto`` GPUs per instance being ``gpus``)."""
+        if not self.disaggregated:
+            return self.gpus
+        pg = self.prefill_gpus or self.gpus
+        dg = self.decode_gpus or self.gpus
+        return pg * self.prefill_instances + dg * self.decode_instances
 
     @property
     def engine_id(self) -> str:

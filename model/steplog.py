@@ -80,6 +80,21 @@ class StepLog:
             layers=log.layers,
         )  # fmt: skip
 
+    @classmethod
+    def concat(cls, logs: list[StepLog]) -> StepLog:
+        """The steps of several engines in one log (a disaggregated replica's decode
+        instances, :mod:`model.disagg`): what the figures read from it (the ITL distribution,
+        the batch's mean and largest, the KV's peak per engine) is over all their steps; its
+        time order interleaves the engines, so a timeline takes one engine's log."""
+        if not logs:
+            z, zi = np.zeros(0), np.zeros(0, dtype=np.int64)
+            return cls(z, z, z, zi, zi, zi, zi, z, z, z, z, zi, zi, zi, layers=1)
+        names = [f for f in cls.__dataclass_fields__ if f != "layers"]
+        return cls(
+            **{f: np.concatenate([getattr(x, f) for x in logs]) for f in names},
+            layers=logs[0].layers,
+        )
+
     @property
     def steps(self) -> int:
         return int(self.n.sum()) + len(self.one_end)

@@ -1,0 +1,1383 @@
+"""The engine (SPEC 4.6): one continuous-batching server and the clients of ``vllm bench
+serve``, a run's figures and its timeline. :mod:`model.serving` builds capacity, the Pareto
+front and the lens on it; :mod:`model.disagg` runs two pools of it.
+
+The server runs as vLLM V1's scheduler does, one engine step at a time:
+
+- every step carries one decode token of every running sequence that has finished its prefill,
+  then prefill chunks (of running sequences still prefilling, then of waiting ones, first come
+  first served) up to ``max_num_batched_tokens`` tokens in all and ``max_num_seqs`` sequences;
+- the KV cache is paged in blocks of :data:`BLOCK_TOKENS` tokens, its size the KV capacity of
+  SPEC 4.1 (:func:`model.memory.memory_figures`' ``kv_cache_tokens``); a waiting request is
+  admitted only when the blocks for its chunk are free; when a running sequence needs a block
+  and none is free, the newest running sequence is preempted: its blocks are freed and it goes
+  back to the front of the queue, to be recomputed (prompt and generated tokens prefilled
+  again) when there is room, as vLLM's recompute preemption does;
+- a step's time is the core's step physics for that mix (:class:`StepModel`: weights read once,
+  KV read for every sequence's context, the FLOPs of decode and prefill tokens at their
+  efficiencies, the all-reduces, launches and host work), so every knob of the other lenses
+  moves it;
+- each request pays the engine's front-end time (``frontend_ms``: HTTP, chat template,
+  tokenisation, first schedule) before it reaches the scheduler; it counts in TTFT.
+
+Between events (an arrival the scheduler could admit, a sequence finishing, the cache filling)
+a batch of decode steps repeats with every context one token longer, so those steps are
+evaluated in one vectorised call (closed form over the step index) instead of one by one.
+
+The clients are ``vllm bench serve``'s: ``num_requests`` requests, inter-arrival times drawn
+from a gamma distribution of shape ``burstiness`` (1 = Poisson) at ``request_rate`` (``inf``: all
+at t = 0), at most ``max_concurrency`` in flight (a request then waits on the client until one
+finishes; that wait is not part of its TTFT). The figures are vLLM's (``benchmarks/serve.py``):
+TTFT from the moment the client sends a request, TPOT = (e2el − ttft) / (output tokens − 1) per
+request, ITL every gap between a request's successive tokens, percentiles by linear
+interpolation (``numpy.percentile``).
+
+References
+----------
+.. [1] Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+   PagedAttention", SOSP 2023: paged KV blocks (16 tokens), iteration-level scheduling,
+   recompute preemption of the newest request.
+.. [2] vLLM V1 scheduler (``vllm/v1/core/sched/scheduler.py``): running requests first, one
+   token budget per step (``max_num_batched_tokens``), chunked prefill, FCFS waiting queue.
+.. [3] vLLM ``benchmarks/serve.py`` / ``vllm bench serve``: gamma arrivals with shape
+   ``burstiness`` and scale 1 / (rate × burstiness), ``--max-concurrency`` semaphore, and the
+   metric definitions above.
+.. [4] Yu et al., "Orca: A Distributed Serving System for Transformer-Based Generative Models",
+   OSDI 2022: iteration-level (continuous) batching.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from array import array
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from model import launch, memory, roofline, speculative, steplog
+from model.decode import (
+    allreduce_s,
+    dense_matmul_params,
+    draft_s,
+    launch_s,
+    mla_overhead_s,
+    moe_bw_efficiency,
+    moe_flops_s,
+    moe_overhead_s,
+    peaks,
+    weights_read_bytes,
+)
+from model.scenario import Scenario
+from model.steplog import StepLog
+from model.units import MS, US
+
+BLOCK_TOKENS = 16  # vLLM's default KV block size [tokens]
+MAX_TABLE_TOKENS = 65536  # step tables are precomputed up to this many tokens a step
+METRICS = ("ttft", "tpot", "itl", "e2el")
+CAPACITY_REQUESTS = 1000  # requests per run of the capacity search and the sweep (at most)
+
+# ------------------------------------------------------------------------------- step physics
+
+
+class StepModel:
+    """One engine step's time for any mix of decode sequences and prefill chunks [s].
+
+    Built once per scenario from the same functions as the Roofline lens's decode step
+    (:func:`model.decode.sweep`) and the prefill of one request
+    (:func:`model.request.request_figures`); every term that depends only on the tokens of a
+    step (weights read, all-reduces, launches, host work) is tabulated over the token count in
+    one vectorised call, and the terms linear in context (KV read, attention FLOPs) are
+    multiplied in per step.
+
+    - a **decode-only** step of ``n`` sequences whose contexts sum to ``ctx`` is exactly
+      :func:`model.decode.sweep`'s ``t_step_s`` at batch ``n`` and context ``ctx / n``
+      (graph padding, MoE expert reads, launch model and host work included);
+    - a step **with prefill** is a prefill chunk as :func:`model.request.request_figures` runs
+      one (launches overlapped by the GPU work, ``host_ms`` once), over all its tokens: decode
+      tokens' FLOPs at ``flops_efficiency``, prefill tokens' at ``prefill_efficiency``, the
+      weights read once for all of them, every sequence's KV read.
+
+    References
+    ----------
+    .. [1] SPEC 4.1 (the decode step) and 4.0 (prefill); SPEC 4.6 ("a step's time is the core's
+       own step physics for that mix").
+    .. [2] Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with
+       Sarathi-Serve", OSDI 2024: decode tokens piggyback on prefill chunks in one step.
+    """
+
+    def __init__(self, s: Scenario, max_tokens: int):
+        s = s.effective()
+        self.s = s
+        m = s.model
+        _, peak, bw = peaks(s)
+        self.kv_tok = memory.kv_bytes_per_token(s)
+        shards = memory.kv_shards_of(s)
+        self.kv_s_per_tok = self.kv_tok / shards / (bw * s.bw_efficiency)
+        attn = 4.0 * m.layers * m.heads * m.head_dim
+        self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
+        self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
+        # the routed experts' FLOPs, where the engine times them on its grouped-GEMM curve,
+        # are a term of the step's token count (model.decode.moe_flops_s) and not in these
+        dense = dense_matmul_params(s)
+        self.dec_lin_s = 2.0 * dense / s.gpus / (peak * s.flops_efficiency)
+        self.pre_lin_s = 2.0 * dense / s.gpus / (peak * s.prefill_efficiency)
+        # a speculative step's bookkeeping beyond its forwards (model.speculative)
+        self.host_s = s.host_ms * MS + speculative.verify_host_s(s)
+        self.host_seq_s = s.host_us_per_seq * US
+        self.q = speculative.verify_tokens(s)
+        # the API server streams each step's tokens: a step's n tokens take it n × this [s]
+        self.api_s = s.api_us_per_token * US / max(s.api_server_count, 1)
+        # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
+        self.window = float(m.sliding_window or 0) if m.sliding_window_layers else 0.0
+        self.window_frac = (m.sliding_window_layers or 0) / m.layers if self.window else 0.0
+        self.size = int(min(max(max_tokens, 1), MAX_TABLE_TOKENS)) + 1
+        t = np.arange(self.size, dtype=float)
+        self._dec = self._decode_parts(t)
+        self._mix = self._mixed_parts(t)
+        self._dec_rows: dict[int, dict] = {}
+
+    # decode-only steps: the terms of model.decode.sweep for every batch n
+    def _decode_parts(self, b: np.ndarray) -> dict:
+        s, m = self.s, self.s.model
+        _, peak, bw = peaks(s)
+        # speculative decoding: every sequence verifies q = k + 1 tokens (model.decode.sweep)
+        q = self.q
+        tok = b * q
+        graph = launch.in_graph(tok, s.capture_sizes, s.cuda_graphs)
+        padded = np.where(graph, launch.padded_batch(np.maximum(tok, 1), s.capture_sizes), tok)
+        w = weights_read_bytes(s, np.maximum(tok, 1)) / s.gpus
+        moe_eff = moe_bw_efficiency(s)
+        if moe_eff is not None:
+            expert = (
+                roofline.weights_bytes(
+                    roofline.expert_params_read(
+                        np.maximum(tok, 1),
+                        m.params_b * 1e9,
+                        m.active * 1e9,
+                        m.experts,
+                        m.experts_per_token,
+                    ),
+                    s.bytes_per_param,
+                )
+                / s.gpus
+            )
+            w_s = roofline.memory_time(w - expert, bw, s.bw_efficiency) + roofline.memory_time(
+                expert, bw, moe_eff
+            )
+        else:
+            w_s = roofline.memory_time(w, bw, s.bw_efficiency)
+        _, t_launch = launch_s(s, tok)
+        fixed = moe_overhead_s(s, np.maximum(tok, 1)) + mla_overhead_s(s, np.maximum(tok, 1))
+        return {
+            "w_s": w_s,
+            # attention FLOPs run on the padded tokens (model.decode.sweep): ctx × padded / n
+            "attn_scale": np.where(b > 0, padded / np.maximum(b, 1), 1.0),
+            "lin_s": padded * self.dec_lin_s + _moe(s, padded),
+            "comm_s": allreduce_s(s, padded),
+            "launch_s": t_launch,
+            # the drafter's k steps run before the verify (model.decode.draft_s)
+            "host_s": self.host_s + b * self.host_seq_s + fixed * (b > 0) + draft_s(s, b),
+        }
+
+    # steps with prefill: the terms of model.request.request_figures for every token count
+    def _mixed_parts(self, t: np.ndarray) -> dict:
+        s = self.s
+        _, peak, bw = peaks(s)
+        w = weights_read_bytes(s, np.maximum(t, 1)) / s.gpus
+        _, t_launch = launch_s(s, t)
+        return {
+            "w_s": roofline.memory_time(w, bw, s.bw_efficiency),
+            "moe_s": _moe(s, t),
+            "comm_s": allreduce_s(s, t),
+            "launch_s": t_launch,
+        }
+
+    def _dec_row(self, n: int) -> dict:
+        """The decode terms of batch ``n``, looked up once per batch."""
+        p = self._dec_rows.get(n)
+        if p is None:
+            p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
+        return p
+
+    def _row(self, parts_fn, table: dict, n: int) -> dict:
+        if n < self.size:
+            return {k: v[n] for k, v in table.items()}
+        return {k: float(v[0]) for k, v in parts_fn(np.array([float(n)])).items()}
+
+    def attended(self, n: int, ctx):
+        """KV tokens ``n`` sequences whose contexts sum to ``ctx`` read in one step, as
+        :func:`model.decode.sweep` reads them at context ``ctx / n``
+        (:func:`model.memory.attended_tokens`): ``ctx`` without a sliding window."""
+        ctx = np.asarray(ctx, dtype=float)
+        if not self.window or n <= 0:
+            return ctx
+        return n * memory.attended_tokens(self.s, ctx / n)
+
+    def chunk_attended(self, tokens: int, start: int) -> tuple[float, float]:
+        """A prefill chunk's attention context (Σ over its tokens of the tokens each attends
+        to) and the KV tokens it reads and writes, with the sliding window applied
+        (:func:`model.memory.causal_attended`, :func:`model.memory.chunk_kv_tokens`); plain
+        arithmetic without a window (the scheduler's hot path)."""
+        if not self.window:
+            return chunk_attention(tokens, start), float(start + tokens)
+        return (
+            float(memory.causal_attended(self.s, tokens, start)),
+            float(memory.chunk_kv_tokens(self.s, tokens, start)),
+        )
+
+    def decode(self, n: int, ctx) -> np.ndarray:
+        """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over
+        steps) [s]."""
+        p = self._dec_row(n)
+        ctx = self.attended(n, ctx)
+        t_mem = p["w_s"] + ctx * self.kv_s_per_tok
+        t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
+        t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
+        t = roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
+        return np.maximum(t, n * self.api_s) if self.api_s else t
+
+    def decode_affine(self, n: int, ctx0: float, slope: float, k: int):
+        """``(A, B)`` with step j's time ``A + B × j`` for ``k`` decode steps of ``n``
+        sequences whose contexts sum to ``ctx0 + slope × j``, or None when a bound changes
+        within them (each step is then evaluated by :meth:`decode`). Exact: each term is affine
+        in the context, and one term of a max stays the larger over an interval when it is at
+        both ends."""
+        p = self._dec_row(n)
+        last = ctx0 + slope * (k - 1)
+        if self.window and n > 0:
+            kink = n * self.window  # below it every layer reads the whole context
+            if ctx0 < kink < last:
+                return None
+            slope = slope * (1.0 if last <= kink else 1.0 - self.window_frac)
+            ctx0 = float(self.attended(n, ctx0))
+            last = ctx0 + slope * (k - 1)
+        att = p["attn_scale"] * self.dec_attn_s
+        m0, m1 = p["w_s"] + ctx0 * self.kv_s_per_tok, p["w_s"] + last * self.kv_s_per_tok
+        c0, c1 = p["lin_s"] + ctx0 * att, p["lin_s"] + last * att
+        if (m0 >= c0) != (m1 >= c1):
+            return None
+        a, b = (m0, self.kv_s_per_tok * slope) if m0 >= c0 else (c0, att * slope)
+        a = a + p["comm_s"]
+        if self.s.launch_model == "pipelined":
+            la = p["launch_s"]
+            if (a >= la) != (a + b * (k - 1) >= la):
+                return None
+            if a < la:
+                a, b = la, 0.0
+            return self._api_bound(n, float(a + p["host_s"]), float(b), k)
+        return self._api_bound(n, float(a + p["launch_s"] + p["host_s"]), float(b), k)
+
+    def _api_bound(self, n: int, a: float, b: float, k: int):
+        """``(a, b)`` of :meth:`decode_affine` under the API server's pace: steps that stream
+        faster than ``n`` tokens × :attr:`api_s` wait for it; None when the bound changes
+        within the ``k`` steps."""
+        c = n * self.api_s
+        if c <= 0:
+            return a, b
+        last = a + b * (k - 1)
+        if c <= min(a, last):
+            return a, b
+        if c >= max(a, last):
+            return float(c), 0.0
+        return None
+
+    def mixed(self, n_dec: int, ctx_dec: float, p_tok: int, p_attn: float, p_kv: float) -> float:
+        """One step with ``p_tok`` prefill tokens beside ``n_dec`` decodes [s].
+
+        ``p_attn``: Σ over chunks of t × (start + (t + 1) / 2), the causal attention context of
+        the chunks' tokens (:func:`model.request.prefill_flops`); ``p_kv``: Σ of start + t, the
+        KV they read and write (both with the sliding window applied: :meth:`chunk_attended`).
+        ``ctx_dec`` is the decodes' contexts summed; the window is applied here.
+        """
+        q = self.q  # a decode verifies its k drafts and one more token (speculative)
+        tokens = n_dec * q + p_tok
+        p = self._row(self._mixed_parts, self._mix, tokens)
+        ctx_dec = float(self.attended(n_dec, ctx_dec))
+        t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
+        t_cmp = (
+            n_dec * q * self.dec_lin_s
+            + ctx_dec * q * self.dec_attn_s
+            + p_tok * self.pre_lin_s
+            + p_attn * self.pre_attn_s
+            + p["moe_s"]
+        )
+        t_gpu = max(t_mem, t_cmp) + p["comm_s"]
+        # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
+        host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
+        return float(max(max(t_gpu, p["launch_s"]) + host, n_dec * self.api_s))
+
+
+def _moe(s: Scenario, tokens) -> np.ndarray:
+    """:func:`model.decode.moe_flops_s`, zeros where the experts run as dense [s]."""
+    out = moe_flops_s(s, tokens)
+    return np.zeros_like(np.asarray(tokens, dtype=float)) if out is None else out
+
+
+def chunk_attention(tokens, start) -> float:
+    """t × (start + (t + 1) / 2): the causal attention context of a chunk of ``tokens`` after
+    ``start`` (the attention term of :func:`model.request.prefill_flops` over 4·L·H·d)."""
+    return tokens * (start + (tokens + 1) / 2.0)
+
+
+# ------------------------------------------------------------------------------- the clients
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the clients send: arrival times [s] and each request's prompt and output tokens."""
+
+    arrival_s: np.ndarray
+    prompt_tokens: np.ndarray
+    output_tokens: np.ndarray
+    max_concurrency: int | None = None
+    #: a replayed trace's own prefixes (the Mooncake format's block ids): each request's group
+    #: (-1: none) and shared prompt tokens; None: the scenario's shared_prefix_tokens
+    prefix_group: np.ndarray | None = None
+    prefix_tokens: np.ndarray | None = None
+    #: a disaggregated decode instance's requests (:mod:`model.disagg`): the prompt tokens
+    #: whose KV arrives with the request from a prefill instance (None: none)
+    kv_ready_tokens: np.ndarray | None = None
+
+    @property
+    def open_loop(self) -> bool:
+        """Arrivals do not wait on the server (no concurrency limit)."""
+        return self.max_concurrency is None
+
+
+def arrivals(n: int, rate, burstiness: float = 1.0, seed: int = 0) -> np.ndarray:
+    """Send times of ``n`` requests as ``vllm bench serve`` schedules them [s].
+
+    Inter-arrival times are gamma-distributed with shape ``burstiness`` and scale
+    1 / (rate × burstiness) (mean 1 / rate; shape 1 is Poisson); the first request goes at 0;
+    ``rate`` ``inf`` sends all at once. The draws depend on the seed only, so runs at two rates
+    with one seed see the same arrival pattern on a scaled time axis.
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/serve.py``, ``get_request``: ``theta = 1 / (request_rate *
+       burstiness)``, ``np.random.gamma(shape=burstiness, scale=theta)``.
+    """
+    if rate == "inf" or (isinstance(rate, float) and math.isinf(rate)):
+        return np.zeros(n)
+    rng = np.random.default_rng(seed)
+    unit = rng.gamma(shape=burstiness, scale=1.0 / burstiness, size=max(n - 1, 0))
+    return np.concatenate([[0.0], np.cumsum(unit)]) / float(rate)
+
+
+def workload(s: Scenario, rate=None, num_requests=None, max_concurrency="scenario") -> Workload:
+    """The scenario's clients: its rate, burstiness, lengths and concurrency (SPEC 4.6)."""
+    from model.lengths import draw  # presets: read on first use
+
+    n = int(num_requests or s.num_requests)
+    rate = s.request_rate if rate is None else rate
+    conc = s.max_concurrency if max_concurrency == "scenario" else max_concurrency
+    prompt, output = draw(s, n)
+    return Workload(arrivals(n, rate, s.burstiness, s.seed), prompt, output, conc)
+
+
+# ------------------------------------------------------------------------------- the server
+
+
+@dataclass
+class _Req:
+    i: int
+    prompt: int
+    output: int
+    computed: int = 0  # tokens whose KV is in the cache (at clock g0 while decoding)
+    target: int = 0  # tokens to prefill before the next token is sampled
+    generated: int = 0  # tokens sent to the client (at clock g0 while decoding)
+    blocks: int = 0  # KV layer-blocks held (while prefilling; derived while decoding)
+    reserve: int = 0  # layer-blocks booked for speculative drafts' KV (model.speculative)
+    shared: int = 0  # prefix-cache blocks it references but does not own
+    capped: bool = False  # its window layers hold all they keep (decoding, sliding window)
+    g0: int = -1  # decode clock when it joined the decode set; -1 when not decoding
+    order: int = 0  # admission order (preemption takes the newest)
+    version: int = 0  # bumped at each preemption (stale heap entries are skipped)
+    last_token_s: float = 0.0
+
+
+def _blocks(tokens: int) -> int:
+    return -(-int(tokens) // BLOCK_TOKENS)
+
+
+@dataclass(frozen=True)
+class _KvWeights:
+    """How a sequence's KV blocks count against the cache, in layer-blocks (a block of one
+    layer): ``full`` layers hold a block per 16 tokens of the context, ``window`` layers at most
+    ``cap_blocks`` (vLLM's hybrid manager frees the blocks that leave a sliding window;
+    :func:`model.memory.window_held_tokens`). A model without a window counts whole blocks
+    (``full`` 1, ``window`` 0), as the cache is sized."""
+
+    full: int
+    window: int
+    cap_blocks: int  # window layers' blocks per sequence at most (0: no window)
+
+    @property
+    def layers(self) -> int:
+        return self.full + self.window
+
+    def cost(self, tokens: int) -> int:
+        """Layer-blocks a sequence of ``tokens`` holds."""
+        b = _blocks(tokens)
+        return self.full * b + (self.window * min(b, self.cap_blocks) if self.window else 0)
+
+
+def _kv_weights(s: Scenario) -> _KvWeights:
+    m = s.model
+    held = memory.window_held_tokens(s)
+    if held is None:
+        return _KvWeights(1, 0, 0)
+    return _KvWeights(
+        m.layers - m.sliding_window_layers, m.sliding_window_layers, _blocks(held) + 1
+    )
+
+
+def frontend_fifo(send: np.ndarray, service: np.ndarray) -> np.ndarray:
+    """When each request leaves a single-server FIFO that serves it ``service`` seconds after
+    it is free and the request has arrived at ``send`` (sorted) [s]: Lindley's recursion
+    ``d_k = max(send_k, d_{k−1}) + service_k`` in closed form, ``d_k = S_k + max_{j≤k}
+    (send_j − S_{j−1})`` with ``S`` the cumulative service, one vectorised pass.
+
+    References
+    ----------
+    .. [1] D. V. Lindley, "The theory of queues with a single server", Proc. Cambridge Phil.
+       Soc. 48 (1952): the waiting-time recursion.
+    .. [2] vLLM ``vllm/entrypoints/openai/serving_engine.py``: one API-server process renders
+       the chat template and tokenises each request before it is sent to the engine core.
+    """
+    send = np.asarray(send, dtype=float)
+    service = np.asarray(service, dtype=float)
+    if not len(send) or not service.any():
+        return send.copy()
+    S = np.cumsum(service)
+    return S + np.maximum.accumulate(send - (S - service))
+
+
+def prefix_plan(
+    s: Scenario, prompts: np.ndarray, kw: _KvWeights | None = None, wl: Workload | None = None
+) -> dict:
+    """Which shared prefix each request starts with and how many whole KV blocks of it a
+    cache hit can reuse (``on`` False: no prefix caching in this run).
+
+    Every prompt starts with ``shared_prefix_tokens`` of one of ``prefix_groups`` prefixes,
+    drawn uniformly with the run's seed (``vllm bench serve``'s ``--random-prefix-len`` is one
+    group); a replayed trace with prefix block ids (``wl.prefix_tokens``, the Mooncake format:
+    :mod:`model.readers.mooncake`) brings its own groups and shared lengths. Only whole blocks are hashed and reused, and at least the prompt's last token is
+    computed, so a hit covers at most ``min(shared, prompt − 1) // 16`` blocks.
+
+    References
+    ----------
+    .. [1] vLLM design doc "Automatic Prefix Caching" (docs/design/prefix_caching.md): blocks
+       hashed with their prefix, full blocks only, shared by reference count, unreferenced
+       blocks kept in an LRU free queue and evicted when a block is needed.
+    .. [2] vLLM ``vllm/v1/core/kv_cache_manager.py`` ``get_computed_blocks``: when the whole
+       prompt hits, the last block is recomputed to produce logits.
+    """
+    n = len(prompts)
+    traced = wl is not None and wl.prefix_tokens is not None
+    shared = wl.prefix_tokens if traced else s.shared_prefix_tokens
+    on = bool(s.prefix_caching_on) and bool(np.any(np.asarray(shared) >= BLOCK_TOKENS))
+    kw = kw or _kv_weights(s)
+    if kw.window:  # vLLM's hybrid allocator caches sliding-window layers differently
+        on = False
+    if not on:
+        return {"on": False, "group": np.zeros(n, dtype=np.int64), "blocks": np.zeros(n, np.int64)}
+    if traced:  # the trace's own groups; a request without a shared prefix is its own group
+        groups = np.where(wl.prefix_group >= 0, wl.prefix_group, -1 - np.arange(n))
+        blocks = np.minimum(wl.prefix_tokens, np.asarray(prompts) - 1) // BLOCK_TOKENS
+        return {"on": True, "group": groups, "blocks": np.maximum(blocks, 0).astype(np.int64)}
+    groups = (
+        np.random.default_rng([s.seed, 2]).integers(0, s.prefix_groups, size=n)
+        if s.prefix_groups > 1
+        else np.zeros(n, dtype=np.int64)
+    )
+    blocks = np.minimum(s.shared_prefix_tokens, np.asarray(prompts) - 1) // BLOCK_TOKENS
+    return {"on": True, "group": groups, "blocks": np.maximum(blocks, 0).astype(np.int64)}
+
+
+def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
+    """Serve the workload ``wl`` on one replica of ``s``; per-request times and the engine's
+    per-step record (the module docstring gives the rules).
+
+    Returns a :class:`Sim`: arrays per request (``send_s``, ``entry_s``, ``first_token_s``,
+    ``finish_s``, ``prompt_tokens``, ``output_tokens``, ``preempted``), the engine's steps as
+    runs (``steps``, a :class:`model.steplog.StepLog`; per step on first access: ``step_end_s``,
+    ``step_s``, ``step_batch``: sequences in the step, ``step_itl_tokens``: its tokens that are
+    not a request's first, ``step_kv_blocks``: blocks in use after it), ``itl_extra_s`` (the gaps
+    across preemptions), ``kv_blocks`` (the cache) and ``max_num_seqs``.
+
+    The decode set is kept as totals on a decode clock ``g`` (steps run): a sequence that
+    joined at ``g0`` with ``c`` tokens computed has ``c + g − g0`` at ``g`` and needs a new block
+    at the steps where that is a multiple of :data:`BLOCK_TOKENS`, so sequences are counted by
+    ``(g0 − c) mod BLOCK_TOKENS`` and a run of decode steps books its blocks without visiting
+    each sequence.
+    """
+    s = s.effective()
+    N = len(wl.arrival_s)
+    prompts = np.asarray(wl.prompt_tokens, dtype=np.int64)
+    outputs = np.maximum(np.asarray(wl.output_tokens, dtype=np.int64), 1)
+    budget = int(s.max_num_batched_tokens)
+    kw = _kv_weights(s)
+    L = kw.layers  # block counts below are layer-blocks (a block of one layer)
+    cap = kv_blocks(s) * L
+    # speculative decoding: a decode takes k + 1 tokens of the step's budget (vLLM's scheduler
+    # counts the drafts), and needs fewer steps than tokens (model.speculative.steps_needed)
+    k_spec = speculative.k_of(s)
+    q = k_spec + 1
+    max_seqs = int(max(min(s.max_num_seqs, budget // q), 1))
+    sm = sm or StepModel(s, budget)
+    front = s.frontend_ms * MS
+    B = BLOCK_TOKENS
+    if k_spec:
+        # the first token comes from the prefill, the rest from verify steps of 1 + a tokens,
+        # a drawn per sequence and step; a request's decode clock counts those steps
+        steps = speculative.steps_needed(outputs - 1, speculative.alpha_of(s), k_spec, s.seed)
+        units = 1 + steps
+        # the KV of the accepted drafts beyond one token a step, and the k lookahead slots,
+        # booked when the request is admitted (layer-blocks)
+        reserve = L * ((outputs - units + k_spec + B - 1) // B)
+    else:
+        units, reserve = outputs, None
+    # the API server turns requests into engine requests one after another (chat template,
+    # tokenisation): a FIFO of ``frontend_us_per_token`` × prompt per request
+    fe_svc = (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS) / max(
+        s.api_server_count, 1
+    )
+    # the rest of the front-end time is latency that overlaps other requests' (HTTP, hops)
+    fe_lat = np.maximum(front - fe_svc, 0.0)
+
+    # prefix caching: each request's group and the whole blocks of its prefix it can reuse
+    pc = prefix_plan(s, prompts, kw, wl)
+    ready = wl.kv_ready_tokens  # KV already computed elsewhere (a disaggregated decode)
+    groups, pre_blocks = pc["group"], pc["blocks"]
+    g_blocks: dict[int, int] = {}  # group → its prefix blocks in the cache
+    g_ref: dict[int, int] = {}  # group → running requests that reference them
+    lru: OrderedDict[int, None] = OrderedDict()  # unreferenced cached groups, oldest first
+    pcs = {"evictable": 0, "hit": 0, "queried": 0}
+    hit_tokens = np.zeros(N, dtype=np.int64)
+
+    send = np.full(N, np.nan)
+    entry = np.full(N, np.nan)
+    first = np.full(N, np.nan)
+    finish = np.full(N, np.nan)
+    preempted = np.zeros(N, dtype=np.int64)
+    conc = wl.max_concurrency
+    st = {"sent": 0, "flight": 0}
+    if conc is None:
+        send[:] = wl.arrival_s
+        st["sent"] = N
+        entry[:] = frontend_fifo(send, fe_svc) + fe_lat
+    fe = {"free": 0.0}
+
+    def release(now: float) -> None:
+        while conc is not None and st["sent"] < N and st["flight"] < conc:
+            k = st["sent"]
+            send[k] = max(wl.arrival_s[k], now)
+            fe["free"] = max(send[k], fe["free"]) + fe_svc[k]
+            entry[k] = fe["free"] + fe_lat[k]
+            st["sent"] += 1
+            st["flight"] += 1
+
+    release(0.0)
+    n_entered = 0
+    waiting: deque[_Req] = deque()
+    prefilling: list[_Req] = []
+    decoding: dict[int, _Req] = {}
+    finish_heap: list[tuple[int, int, int, int]] = []  # (clock at finish, order, id, version)
+    order_heap: list[tuple[int, int, int]] = []  # (−order, version, id): newest first
+    order_seq = 0
+    g = 0
+    ctx_sum = 0  # Σ computed tokens of the decode set at clock g
+    used = 0  # layer-blocks in use
+    # the decode set by (g0 − computed) mod B: a sequence gains L layer-blocks at each new
+    # block, or only its full layers' once its window layers hold all they keep ("capped")
+    residue = [0] * B
+    residue_c = [0] * B
+    in_set = 0  # Σ residue
+    in_set_c = 0  # Σ residue_c
+    cap_tokens = kw.cap_blocks * B  # from this context on, the window layers gain no block
+    cap_heap: list[tuple[int, int, int]] = []  # (clock it caps, id, g0)
+
+    if kw.window:
+        cost = kw.cost
+
+        def grow_at(clock: int) -> int:
+            """Layer-blocks the decode set gains in the step at ``clock``."""
+            return L * residue[clock % B] + kw.full * residue_c[clock % B]
+    else:  # whole blocks, as before windows were counted (the hot path stays as lean)
+        cost = _blocks
+
+        def grow_at(clock: int) -> int:
+            return residue[clock % B]
+
+    t = 0.0
+    done = 0
+    live: dict[int, _Req] = {}
+    # an engine that runs prefill alone (SGLang without mixed chunks) stalls its decodes: the
+    # gap a decode then sees runs from its last token (or its first) to the next decode step
+    mixed = bool(s.engine_figures.mixed_prefill)
+    stall_since: float | None = None  # when the decodes began waiting on prefill steps
+    joins: list[float] = []  # first-token times of the sequences that joined during a stall
+    itl_more_v: list[float] = []  # those gaps [s], with their token counts
+    itl_more_w: list[int] = []
+
+    # runs of decode steps (arrays) and single steps (numbers), merged by time at the end; kept
+    # in typed arrays (8 bytes a number, not a 32-byte Python float in a list: issue 40, R2)
+    rec_end, rec_dt = [], []
+    rec_aff, rec_n, rec_batch = array("d"), array("q"), array("q")
+    rec_b0, rec_b1 = array("q"), array("q")
+    one_end, one_dt = array("d"), array("d")
+    one_batch, one_itl, one_blocks = array("q"), array("q"), array("q")
+    itl_extra: list[float] = []
+
+    def join(r: _Req) -> None:
+        nonlocal ctx_sum, in_set, in_set_c
+        r.g0 = g
+        decoding[r.i] = r
+        ctx_sum += r.computed
+        r.capped = bool(kw.window) and r.computed >= cap_tokens
+        if r.capped:
+            in_set_c += 1
+            residue_c[(g - r.computed) % B] += 1
+        else:
+            in_set += 1
+            residue[(g - r.computed) % B] += 1
+            if kw.window:
+                heapq.heappush(cap_heap, (g + cap_tokens - r.computed, r.i, g))
+        heapq.heappush(finish_heap, (g + r.output - r.generated, r.order, r.i, r.version))
+
+    def cap_due() -> None:
+        """Move the sequences whose window layers hold all they keep to ``residue_c``."""
+        nonlocal in_set, in_set_c
+        while cap_heap and cap_heap[0][0] <= g:
+            _, i, g0 = heapq.heappop(cap_heap)
+            r = decoding.get(i)
+            if r is None or r.g0 != g0 or r.capped:
+                continue
+            idx = (r.g0 - r.computed) % B
+            residue[idx] -= 1
+            in_set -= 1
+            residue_c[idx] += 1
+            in_set_c += 1
+            r.capped = True
+
+    def leave(r: _Req) -> None:
+        nonlocal ctx_sum, in_set, in_set_c
+        steps = g - r.g0
+        if r.capped:
+            in_set_c -= 1
+            residue_c[(r.g0 - r.computed) % B] -= 1
+        else:
+            in_set -= 1
+            residue[(r.g0 - r.computed) % B] -= 1
+        ctx_sum -= r.computed + steps
+        r.computed += steps
+        r.generated += steps
+        r.blocks = cost(r.computed) - r.shared
+        del decoding[r.i]
+        r.g0 = -1
+
+    def unshare(r: _Req) -> None:
+        """Drop ``r``'s reference to its group's cached prefix; unreferenced, the prefix's
+        blocks stay cached but evictable (least recently used first)."""
+        nonlocal used
+        if not r.shared:
+            return
+        grp = int(groups[r.i])
+        g_ref[grp] -= 1
+        if g_ref[grp] == 0:
+            used -= g_blocks[grp]
+            pcs["evictable"] += g_blocks[grp]
+            lru[grp] = None
+        r.shared = 0
+
+    def evict() -> None:
+        """Free the least recently used unreferenced prefixes while the cache is over."""
+        while lru and used + pcs["evictable"] > cap:
+            grp, _ = lru.popitem(last=False)
+            pcs["evictable"] -= g_blocks.pop(grp)
+
+    def hit_of(r: _Req) -> int:
+        """Whole prefix blocks a request being admitted finds in the cache."""
+        if not pc["on"] or r.computed:
+            return 0
+        return min(g_blocks.get(int(groups[r.i]), 0), int(pre_blocks[r.i]))
+
+    def take_hit(r: _Req, hb: int) -> None:
+        nonlocal used
+        grp = int(groups[r.i])
+        if g_ref.get(grp, 0) == 0:
+            lru.pop(grp, None)
+            pcs["evictable"] -= g_blocks[grp]
+            used += g_blocks[grp]
+        g_ref[grp] = g_ref.get(grp, 0) + 1
+        r.shared = hb
+        r.computed = hb * B
+        if not r.generated:
+            hit_tokens[r.i] = hb * B
+        pcs["hit"] += hb * B
+
+    def publish(r: _Req) -> None:
+        """A request that computed its own prefix makes it the group's cached prefix."""
+        grp = int(groups[r.i])
+        pb = int(pre_blocks[r.i])
+        if r.shared or pb <= 0 or r.computed < pb * B or g_blocks.get(grp, 0):
+            return
+        g_blocks[grp] = pb
+        g_ref[grp] = 1
+        r.blocks -= pb
+        r.shared = pb
+
+    def retire(r: _Req, now: float) -> None:
+        nonlocal used, done
+        finish[r.i] = now
+        used -= r.blocks + r.reserve
+        r.blocks = r.reserve = 0
+        unshare(r)
+        done += 1
+        st["flight"] -= 1
+        live.pop(r.i, None)
+
+    def preempt(now: float) -> _Req | None:
+        nonlocal used
+        while order_heap:
+            _, version, i = heapq.heappop(order_heap)
+            r = live.get(i)
+            if r is None or r.version != version:
+                continue
+            if r.g0 >= 0:
+                leave(r)
+                r.last_token_s = now
+            elif r in prefilling:
+                prefilling.remove(r)
+            else:
+                continue
+            used -= r.blocks + r.reserve
+            r.blocks = r.reserve = 0
+            unshare(r)
+            r.computed = 0
+            r.target = r.prompt + r.generated  # recompute prompt and generated tokens
+            r.version += 1
+            preempted[r.i] += 1
+            waiting.appendleft(r)
+            return r
+        return None
+
+    pending_first: list[_Req] = []  # joined with their KV ready: first token at the next step
+
+    def admit_ready() -> None:
+        """Admit the requests at the head of the queue whose prompt's KV arrived with them (a
+        disaggregated decode instance, :mod:`model.disagg`) straight into the decode set: the
+        last prompt token is computed in the next decode step, whose end streams the first
+        token (as a one-token chunk beside the decodes would; its time is a decode token's)."""
+        nonlocal used, order_seq
+        while waiting:
+            r = waiting[0]
+            if r.computed or r.generated or preempted[r.i]:
+                return
+            n_now = len(decoding)
+            if n_now + len(prefilling) >= max_seqs or (n_now + 1) * q > budget:
+                return
+            need = cost(int(ready[r.i]))
+            spec = int(reserve[r.i]) if reserve is not None else 0
+            # the blocks it holds, and the one its first step may open
+            if need + spec + L > cap - used - (grow_at(g) if n_now else 0):
+                return
+            waiting.popleft()
+            used += need + spec
+            r.blocks, r.reserve = need, spec
+            r.computed = int(ready[r.i])
+            r.order = order_seq
+            order_seq += 1
+            heapq.heappush(order_heap, (-r.order, r.version, r.i))
+            join(r)
+            pending_first.append(r)
+
+    def first_tokens(end: float) -> None:
+        for r in pending_first:
+            if r.g0 >= 0 and np.isnan(first[r.i]):  # not preempted before the step
+                first[r.i] = end
+        pending_first.clear()
+
+    def finish_due(now: float) -> None:
+        while finish_heap and finish_heap[0][0] <= g:
+            _, _, i, version = heapq.heappop(finish_heap)
+            r = live.get(i)
+            if r is None or r.version != version or r.g0 < 0:
+                continue
+            leave(r)
+            retire(r, now)
+
+    while done < N:
+        while n_entered < st["sent"] and entry[n_entered] <= t:
+            i = n_entered
+            r = _Req(i, int(prompts[i]), int(units[i]))
+            r.target = r.prompt
+            live[i] = r
+            waiting.append(r)
+            n_entered += 1
+        if not decoding and not prefilling and not waiting:
+            t = max(t, entry[n_entered])  # idle until the next request arrives
+            continue
+        if ready is not None and waiting:
+            admit_ready()
+        if cap_heap:
+            cap_due()
+        n = len(decoding)
+        grow = grow_at(g) if n else 0
+
+        # ---- a run of decode-only steps, all alike, up to the next event
+        if n and not prefilling and stall_since is None:
+            blocked = not waiting or (
+                n >= max_seqs
+                or n * q >= budget
+                or cost(waiting[0].computed + min(waiting[0].target, budget - n * q))
+                - hit_of(waiting[0])
+                > cap - used - grow
+            )
+            horizon = finish_heap[0][0] - g
+            if cap_heap:
+                horizon = min(horizon, cap_heap[0][0] - g)  # stale entries only end runs early
+            gains = (
+                [L * u + kw.full * c for u, c in zip(residue, residue_c, strict=True)]
+                if kw.window
+                else residue
+            )
+            k_fit = _steps_that_fit(
+                gains, L * in_set + kw.full * in_set_c, g, used, cap, max(horizon, 1)
+            )
+            if blocked and k_fit > 0:
+                k = k_fit
+                nxt = (
+                    entry[n_entered]
+                    if not waiting and n < max_seqs and n_entered < st["sent"]
+                    else None
+                )
+                aff = sm.decode_affine(n, ctx_sum + n, n, k)  # each reads its new token too
+                if aff is not None:
+                    A, Bs = aff
+                    if nxt is not None and nxt < t + k * A + Bs * k * (k - 1) / 2:
+                        k = _steps_to_reach(A, Bs, nxt - t, k)
+                    rec_aff.extend((t, A, Bs))
+                    t_end = t + k * A + Bs * k * (k - 1) / 2
+                else:
+                    ctx = ctx_sum + n * np.arange(1, k + 1, dtype=float)
+                    dt = sm.decode(n, ctx)
+                    end = t + np.cumsum(dt)
+                    if nxt is not None and nxt < end[-1]:
+                        k = int(np.searchsorted(end, nxt, side="left")) + 1
+                        dt, end = dt[:k], end[:k]
+                    rec_aff.extend((np.nan, 0.0, 0.0))
+                    rec_end.append(end)
+                    rec_dt.append(dt)
+                    t_end = float(end[-1])
+                if pending_first:
+                    first_tokens(t + A if aff is not None else float(end[0]))
+                cycles, part = divmod(k, B)
+                gained = cycles * (L * in_set + kw.full * in_set_c) + sum(
+                    gains[(g + j) % B] for j in range(part)
+                )
+                rec_n.append(k)
+                rec_batch.append(n)
+                rec_b0.append(used)
+                rec_b1.append(used + gained)
+                used += gained
+                ctx_sum += n * k
+                g += k
+                t = t_end
+                finish_due(t)
+                release(t)
+                if lru:
+                    evict()
+                continue
+
+        # ---- one step: decodes (preempting the newest while the cache is short), then chunks
+        while n and grow > cap - used:
+            if preempt(t) is None:
+                break
+            n = len(decoding)
+            grow = grow_at(g) if n else 0
+        left = budget - n * q if mixed else budget
+        sched: list[tuple[_Req, int, int]] = []  # (request, start, tokens)
+        for r in list(prefilling):
+            if left <= 0:
+                break
+            c = min(r.target - r.computed, left)
+            extra = cost(r.computed + c) - r.shared - r.blocks
+            while extra > cap - used - grow and r in prefilling:
+                if preempt(t) in (None, r):
+                    break
+                n = len(decoding)
+                grow = grow_at(g) if n else 0
+                left = budget - n * q - sum(x[2] for x in sched)
+            if r not in prefilling:
+                continue
+            extra = cost(r.computed + c) - r.shared - r.blocks  # a preemption may unshare
+            if extra > cap - used - grow:
+                continue
+            used += extra
+            r.blocks += extra
+            sched.append((r, r.computed, c))
+            left -= c
+        while waiting and left > 0 and n + len(prefilling) < max_seqs:
+            r = waiting[0]
+            hb = hit_of(r)
+            start = r.computed + hb * B
+            if ready is not None and not r.computed and not preempted[r.i]:
+                # its prompt's KV came from a prefill instance: blocks are allocated for it
+                # and only the rest (the last prompt token, for the logits) is computed
+                start = max(start, int(ready[r.i]))
+            c = min(r.target - start, left)
+            # a hit's blocks are already in the cache: only the rest is allocated (an
+            # unreferenced cached prefix is counted free until it is referenced again)
+            extra = cost(start + c) - r.blocks - hb
+            held = 0 if not hb or g_ref.get(int(groups[r.i]), 0) else g_blocks[int(groups[r.i])]
+            spec = int(reserve[r.i]) if reserve is not None else 0
+            if extra + held + spec > cap - used - grow:
+                break
+            waiting.popleft()
+            if pc["on"] and not r.computed:
+                pcs["queried"] += r.target
+            if hb:
+                take_hit(r, hb)
+            r.computed = start
+            used += extra + spec
+            r.blocks += extra
+            r.reserve = spec
+            r.order = order_seq
+            order_seq += 1
+            heapq.heappush(order_heap, (-r.order, r.version, r.i))
+            prefilling.append(r)
+            sched.append((r, r.computed, c))
+            left -= c
+        if not sched and not n:  # nothing fits now: wait for the next arrival
+            if n_entered < st["sent"]:
+                t = max(t, entry[n_entered])
+                continue
+            raise ValueError("a request does not fit the KV cache")  # check_fits rules it out
+        p_tok = sum(c for _, _, c in sched)
+        ctx_dec = ctx_sum + n
+        alone = bool(p_tok) and not mixed  # a prefill step the decodes sit out
+        if p_tok:
+            parts = [sm.chunk_attended(c, a) for _, a, c in sched]
+            p_attn = sum(x for x, _ in parts)
+            p_kv = sum(y for _, y in parts)
+            dt = sm.mixed(0 if alone else n, 0.0 if alone else ctx_dec, p_tok, p_attn, p_kv)
+        else:
+            dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])
+        t += dt
+        itl_n = n
+        if alone:
+            if stall_since is None:
+                stall_since = t - dt
+            itl_n = 0
+        else:
+            used += grow
+            ctx_sum += n
+            g += 1
+            if pending_first:
+                first_tokens(t)
+            if stall_since is not None:  # the first decode step after a stall: each gap
+                fresh = joins[-n:] if n else []
+                if n > len(fresh):
+                    itl_more_v.append(t - stall_since)
+                    itl_more_w.append(n - len(fresh))
+                itl_more_v.extend(t - j for j in fresh)
+                itl_more_w.extend([1] * len(fresh))
+                joins.clear()
+                stall_since = None
+                itl_n = 0
+        one_end.append(t)
+        one_dt.append(dt)
+        one_batch.append((0 if alone else n) + len(sched))
+        one_itl.append(itl_n)
+        one_blocks.append(used)
+        finish_due(t)
+        for r, _, c in sched:
+            r.computed += c
+            if pc["on"] and not r.shared:
+                publish(r)
+            if r.computed < r.target:
+                continue
+            prefilling.remove(r)
+            if r.generated == 0:
+                first[r.i] = t
+            else:
+                itl_extra.append(t - r.last_token_s)
+            r.generated += 1
+            if r.generated >= r.output:
+                retire(r, t)
+            else:
+                join(r)
+                if alone:
+                    joins.append(t)
+        release(t)
+        if lru:
+            evict()
+
+    aff = np.asarray(rec_aff, dtype=float).reshape(-1, 3)
+    log = StepLog.of(
+        t0=aff[:, 0].copy(),
+        a=aff[:, 1].copy(),
+        bs=aff[:, 2].copy(),
+        n=np.asarray(rec_n, dtype=np.int64),
+        batch=np.asarray(rec_batch, dtype=np.int64),
+        b0=np.asarray(rec_b0, dtype=np.int64),
+        b1=np.asarray(rec_b1, dtype=np.int64),
+        exp_end=np.concatenate(rec_end) if rec_end else np.zeros(0),
+        exp_dt=np.concatenate(rec_dt) if rec_dt else np.zeros(0),
+        one_end=np.asarray(one_end, dtype=float),
+        one_dt=np.asarray(one_dt, dtype=float),
+        one_batch=np.asarray(one_batch, dtype=np.int64),
+        one_itl=np.asarray(one_itl, dtype=np.int64),
+        one_blocks=np.asarray(one_blocks, dtype=np.int64),
+        layers=L,
+    )
+    return Sim(
+        {
+            "send_s": send,
+            "entry_s": entry,
+            "prefix_hit_tokens": hit_tokens,
+            "prefix_cache_queried_tokens": int(pcs["queried"]),
+            "prefix_cache_hit_tokens": int(pcs["hit"]),
+            "prefix_caching": bool(pc["on"]),
+            "first_token_s": first,
+            "finish_s": finish,
+            "prompt_tokens": prompts,
+            "output_tokens": outputs,
+            "preempted": preempted,
+            "steps": log,
+            "itl_extra_s": np.array(itl_extra, dtype=float),
+            "itl_stall_s": np.array(itl_more_v, dtype=float),
+            "itl_stall_tokens": np.array(itl_more_w, dtype=np.int64),
+            "kv_blocks": cap // L,
+            "max_num_seqs": max_seqs,
+            "open_loop": wl.open_loop,
+        }
+    )
+
+
+class Sim(dict):
+    """A run's record (:func:`simulate`): its per-step arrays (``step_end_s``, ``step_s``,
+    ``step_batch``, ``step_itl_tokens``, ``step_kv_blocks``) are expanded from the compact
+    :class:`model.steplog.StepLog` under ``steps`` only when first asked for."""
+
+    STEP_KEYS = ("step_end_s", "step_s", "step_batch", "step_itl_tokens", "step_kv_blocks")
+
+    def __missing__(self, key):
+        if key not in self.STEP_KEYS:
+            raise KeyError(key)
+        self.update(self["steps"].expanded())
+        return self[key]
+
+
+def _streamed(sim: dict) -> bool:
+    """Whether :func:`figures` summarises the run from its step runs (a long run whose runs
+    allow it) rather than from the expanded per-step arrays."""
+    log = sim.get("steps")
+    return (
+        log is not None
+        and log.steps > steplog.EXPAND_STEPS
+        and log.streamable
+        and "step_s" not in sim
+    )
+
+
+def _steps_to_reach(A: float, Bs: float, D: float, k: int) -> int:
+    """The fewest steps m ≤ k with m·A + Bs·m(m − 1)/2 ≥ D (the step in progress at D ends)."""
+
+    def f(m: int) -> float:
+        return m * A + Bs * m * (m - 1) / 2
+
+    if Bs <= 1e-18 * max(A, 1e-30):
+        m = math.ceil(D / A)
+    else:
+        h = A - Bs / 2
+        m = math.ceil((-h + math.sqrt(h * h + 2 * Bs * D)) / Bs)
+    m = min(max(m, 1), k)
+    while m > 1 and f(m - 1) >= D:
+        m -= 1
+    while m < k and f(m) < D:
+        m += 1
+    return m
+
+
+def kv_blocks(s: Scenario) -> int:
+    """KV-cache blocks of one replica: SPEC 4.1's KV capacity in :data:`BLOCK_TOKENS` blocks."""
+    return int(memory.memory_figures(s)["kv_cache_tokens"] // BLOCK_TOKENS)
+
+
+def _steps_that_fit(residue: list, in_set: int, g: int, used: int, cap: int, k: int) -> int:
+    """How many of the next ``k`` decode steps find their blocks free (0: not the next)."""
+    if used + in_set * -(-k // BLOCK_TOKENS) <= cap:
+        return k  # each sequence gains at most ⌈k / B⌉ blocks
+    res = np.asarray(residue, dtype=np.int64)
+    total = used + np.cumsum(res[(g + np.arange(k)) % BLOCK_TOKENS])
+    if total[-1] <= cap:
+        return k
+    return int(np.searchsorted(total, cap, side="right"))
+
+
+# ------------------------------------------------------------------------------- the figures
+
+
+def _weighted_percentiles(values: np.ndarray, weights: np.ndarray, qs) -> np.ndarray:
+    """Percentiles of ``values`` each counted ``weights`` times (numpy's linear method on the
+    expanded sample, without expanding it)."""
+    keep = weights > 0
+    v, w = values[keep], weights[keep].astype(float)
+    if not len(v):
+        return np.full(len(qs), np.nan)
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    total = w.sum()
+    # position of sample k (0-based) in the expanded sample: [start, start + w − 1]
+    start = np.concatenate([[0.0], np.cumsum(w)[:-1]])
+    out = []
+    for q in qs:
+        pos = q / 100.0 * (total - 1)
+        lo = int(np.searchsorted(start, np.floor(pos), side="right")) - 1
+        hi = int(np.searchsorted(start, np.ceil(pos), side="right")) - 1
+        frac = pos - np.floor(pos)
+        out.append(v[lo] + (v[hi] - v[lo]) * frac)
+    return np.array(out)
+
+
+def _stats(values: np.ndarray, weights: np.ndarray | None = None) -> tuple:
+    """Mean, median, p90 and p99 of the finite ``values`` (each counted ``weights`` times),
+    or four Nones when there are none."""
+    if weights is None:
+        v = values[np.isfinite(values)]
+        if not len(v):
+            return (None,) * 4
+        return (float(v.mean()), *map(float, np.percentile(v, (50, 90, 99))))
+    if weights.sum() <= 0:
+        return (None,) * 4
+    mean = float((values * weights).sum() / weights.sum())
+    return (mean, *map(float, _weighted_percentiles(values, weights, (50, 90, 99))))
+
+
+def figures(sim: dict, s: Scenario) -> dict:
+    """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
+
+    ``duration`` runs from the first send to the last token; ``mean_batch`` is the mean of the
+    sequences per engine step; ``saturated``: arrivals outran the server (an open-loop run whose
+    queue at the last arrival holds more than 5 % of the requests and at least 10, or whose
+    rate is ``inf``), so its percentiles grow with the run's length.
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/serve.py``, ``calculate_metrics``: TPOT per request
+       (latency − ttft) / (output − 1) for output > 1; ITL every gap; goodput = requests that
+       meet every SLO / duration.
+    """
+    send, first, fin = sim["send_s"], sim["first_token_s"], sim["finish_s"]
+    out_tok, in_tok = sim["output_tokens"], sim["prompt_tokens"]
+    ttft = (first - send) / MS
+    e2el = (fin - send) / MS
+    multi = out_tok > 1
+    tpot = np.where(multi, (e2el - ttft) / np.maximum(out_tok - 1, 1), np.nan)
+    t0 = float(np.nanmin(send)) if len(send) else 0.0
+    duration = float(np.nanmax(fin)) - t0 if len(fin) else 0.0
+    duration = max(duration, 1e-12)
+    n = len(send)
+    extra = sim["itl_extra_s"] / MS
+    stalled = sim.get("itl_stall_s")
+    streamed = _streamed(sim)
+    if streamed:  # a long run: from its step runs, never expanded (issue 40, R2)
+        log = sim["steps"]
+        extra_v, extra_w = extra, np.ones(len(extra))
+        if stalled is not None and len(stalled):
+            extra_v = np.concatenate([extra_v, stalled / MS])
+            extra_w = np.concatenate([extra_w, sim["itl_stall_tokens"].astype(float)])
+        itl_mean = log.itl_mean(extra_v, extra_w, 1.0 / MS)
+        itl_stats = (
+            (None,) * 4
+            if itl_mean is None
+            else (
+                itl_mean,
+                *map(float, log.itl_percentiles((50, 90, 99), extra_v, extra_w, 1.0 / MS)),
+            )  # fmt: skip
+        )
+    else:
+        itl_w = sim["step_itl_tokens"]
+        itl_v = sim["step_s"] / MS
+        if len(extra):
+            itl_v = np.concatenate([itl_v, extra])
+            itl_w = np.concatenate([itl_w, np.ones(len(extra), dtype=np.int64)])
+        if stalled is not None and len(stalled):
+            itl_v = np.concatenate([itl_v, stalled / MS])
+            itl_w = np.concatenate([itl_w, sim["itl_stall_tokens"]])
+        itl_stats = _stats(itl_v, itl_w)
+    out: dict = {
+        "completed": int(n),
+        "duration": duration,
+        "total_input_tokens": int(in_tok.sum()),
+        "total_output_tokens": int(out_tok.sum()),
+        "request_throughput": n / duration,
+        "output_throughput": float(out_tok.sum()) / duration,
+        "total_token_throughput": float(out_tok.sum() + in_tok.sum()) / duration,
+    }
+    for name, values in (("ttft", ttft), ("tpot", tpot), ("itl", None), ("e2el", e2el)):
+        stats = itl_stats if values is None else _stats(values)  # vLLM's order
+        for k, value in zip(("mean", "median", "p90", "p99"), stats, strict=True):
+            out[f"{k}_{name}_ms"] = value
+    good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
+    out["goodput"] = float(good.sum()) / duration
+    out["slo_met_share"] = float(good.mean()) if n else 0.0
+    cap = max(sim["kv_blocks"], 1)
+    if streamed:
+        out["mean_batch"], out["max_batch"] = log.batch_stats()
+        out["peak_kv_cache_usage"] = float(log.peak_blocks()) / cap
+    else:
+        batch = sim["step_batch"]
+        out["mean_batch"] = float(batch.mean()) if len(batch) else 0.0
+        out["max_batch"] = int(batch.max()) if len(batch) else 0
+        out["peak_kv_cache_usage"] = (
+            float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
+        )
+    out["preemptions"] = int(sim["preempted"].sum())
+    queried = int(sim.get("prefix_cache_queried_tokens", 0))
+    hit = int(sim.get("prefix_cache_hit_tokens", 0))
+    # vLLM's "Prefix cache hit rate": hit tokens over the prompt tokens looked up at admission
+    out["prefix_cache_hit_rate"] = hit / queried if queried else 0.0
+    out["prefix_cached_tokens"] = hit
+    out["saturated"] = bool(saturated(sim))
+    out["max_num_seqs"] = int(sim["max_num_seqs"])
+    out["kv_cache_blocks"] = int(sim["kv_blocks"])
+    dis = sim.get("disagg")
+    if dis is not None:  # a disaggregated run (model.disagg): where its TTFT goes
+        pre = (dis["prefill_done_s"] - send) / MS
+        move = (dis["kv_ready_s"] - dis["prefill_done_s"]) / MS
+        dec = (first - dis["kv_ready_s"]) / MS
+        out["mean_prefill_instance_ms"] = float(np.nanmean(pre)) if n else None
+        out["mean_kv_transfer_ms"] = float(np.nanmean(move)) if n else None
+        out["mean_decode_instance_first_ms"] = float(np.nanmean(dec)) if n else None
+        out["closed_loop_rounds"] = int(dis["rounds"])
+    return out
+
+
+def saturated(sim: dict) -> bool:
+    """Arrivals outran the server: an open-loop run whose queue (arrived, not yet scheduled)
+    at the last arrival holds more than 5 % of the requests and at least 10."""
+    if "saturated" in sim:  # a disaggregated run: any of its engines (model.disagg)
+        return bool(sim["saturated"])
+    if not sim["open_loop"]:
+        return False
+    entry = sim["entry_s"]
+    n = len(entry)
+    if n < 2:
+        return False
+    last = float(np.nanmax(entry))
+    if last == float(np.nanmin(entry)):  # all at once (rate inf): did any request wait?
+        return bool(np.nanmax(sim["first_token_s"]) > _first_step_end(sim))
+    # scheduled by the last arrival ≈ first token by then, or admitted: count first tokens
+    started = int(np.sum(sim["first_token_s"] <= last))
+    queue = n - started
+    return queue > max(10, 0.05 * n)
+
+
+def _first_step_end(sim: dict) -> float:
+    """End of the first engine step that ran no prefill chunk: from then on a request still
+    waiting was queued behind others, not merely chunked."""
+    if _streamed(sim):
+        return sim["steps"].first_alone_end()
+    end, itl, batch = sim["step_end_s"], sim["step_itl_tokens"], sim["step_batch"]
+    alone = np.nonzero(batch == itl)[0]
+    return float(end[alone[0]]) if len(alone) else float("inf")
+
+
+def timeline(sim: dict, points: int = 1500) -> dict:
+    """Batch size, queue length and KV-cache use over one run, thinned to ``points`` steps
+    (a disaggregated run: its first decode instance's)."""
+    if sim.get("timeline_of") is not None:
+        sim = sim["timeline_of"]
+    streamed = _streamed(sim)
+    steps = sim["steps"].steps if streamed else len(sim["step_end_s"])
+    if not steps:
+        return {k: np.zeros(0) for k in ("t_s", "batch", "queue", "kv_cache_usage")}
+    idx = np.unique(np.linspace(0, steps - 1, min(points, steps)).astype(int))
+    if streamed:  # the sampled steps straight from the runs
+        got = sim["steps"].sample(idx)
+        t, batch, blocks = got["end"], got["batch"], got["blocks"]
+    else:
+        t = sim["step_end_s"][idx]
+        batch, blocks = sim["step_batch"][idx], sim["step_kv_blocks"][idx]
+    entered = np.sort(sim["entry_s"])
+    started = np.sort(sim["first_token_s"][np.isfinite(sim["first_token_s"])])
+    queue = np.searchsorted(entered, t, side="right") - np.searchsorted(started, t, side="right")
+    return {
+        "t_s": t,
+        "batch": batch,
+        "queue": np.maximum(queue, 0),
+        "kv_cache_usage": blocks / max(sim["kv_blocks"], 1),
+    }
+
+
+# ------------------------------------------------------------------------------- entry points
+
+
+class DoesNotFit(ValueError):
+    """The scenario cannot serve: its weights do not fit, or a request does not fit the cache."""
+
+
+def check_fits(s: Scenario, longest_tokens: int | None = None) -> None:
+    """Raise :class:`DoesNotFit` with the reason when ``s`` cannot serve its requests."""
+    s = s.effective()
+    mem = memory.memory_figures(s)
+    if not mem["weights_fit"] or mem["kv_cache_tokens"] < BLOCK_TOKENS:
+        raise DoesNotFit(
+            f"{s.model.name} does not fit {s.gpus}× {s.hardware.name} in "
+            f"{s.weights_dtype}: weights {mem['weights_per_gpu_gb']:.1f} GB per GPU leave "
+            f"{max(mem['kv_budget_per_gpu_gb'], 0):.1f} GB for the KV cache"
+        )
+    need = longest_tokens or (s.prompt_tokens + s.output_tokens)
+    kw = _kv_weights(s)
+    if kw.cost(need) > (mem["kv_cache_tokens"] // BLOCK_TOKENS) * kw.layers:
+        raise DoesNotFit(
+            f"a request of {need:,} tokens needs more KV cache than the "
+            f"{mem['kv_cache_tokens']:,} tokens one replica holds; shorten it, add GPUs or "
+            "lower the KV dtype"
+        )
+
+
+#: keys the capacity search does not read (the sidebar's decode batch and context, the traffic,
+#: the start-up and the prices): a change to one of them finds the search already done
+_NOT_READ = frozenset(
+    {
+        "batch",
+        "context_tokens",
+        "request_rate",
+        "max_concurrency",
+        "traffic",
+        "rate_scale",
+        "idle_timeout_s",
+        "warm_replicas",
+        "prewarm_hours",
+        "sla_s",
+        "sla_penalty_usd",
+        "shared_while_asleep",
+        "gpu_hour_usd",
+        "loader",
+        "storage",
+        "concurrency",
+        "storage_gb_s",
+        "stream_gb_s",
+        "compile_s",
+        "compile_cached_s",
+        "process_init_s",
+        "cuda_context_s",
+        "allocator_s",
+        "compile_cache",
+        "sleep_level",
+        "capture_s_per_graph",
+        "scenario",
+    }
+)
+
+
+def search_key(s: Scenario) -> str:
+    """What the capacity search of ``s`` depends on, as one text (a cache key)."""
+    return s.effective().raw.model_dump_json(exclude=set(_NOT_READ))
