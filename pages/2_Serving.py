@@ -59,6 +59,10 @@ if shown.r.get("fits"):
             shown.caption("speculative_note")
     if tabs[4].open:
         with tabs[4]:
+            shown.chart("disaggregation")
+            shown.caption("disagg_note")
+    if tabs[5].open:
+        with tabs[5]:
             shown.downloads()
 
 serving_formulas()

@@ -249,3 +249,33 @@ def test_the_cli_reports_the_pools(tmp_path):
     )  # fmt: skip
     assert bad.returncode == 2 and "kv_transfer_gb_s" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_serving_page_shows_the_comparison(app_page):
+    at = app_page(
+        "pages/2_Serving.py",
+        disaggregated="true",
+        decode_instances="2",
+        num_requests="50",
+        request_rate="5",
+        state={"t_serving": "Disaggregation", "x_serving_pd": True},
+    )
+    assert not at.exception
+    notes = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "the best split is" in notes
+    assert "on the prefill instance" in notes  # this run's TTFT, split by where it goes
+    assert at.session_state["w_disaggregated"] is True
+    assert at.session_state["w_decode_instances"] == 2
+
+
+def test_serving_page_warns_on_a_bad_key_and_keeps_working(app_page):
+    at = app_page(
+        "pages/2_Serving.py",
+        scenario="llama-8b-1xh100",
+        disaggregated="true",
+        decode_instances="0",
+        num_requests="50",
+    )
+    text = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "decode_instances" in text
+    assert at.metric  # the headline still drawn

@@ -151,40 +151,57 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
                 "opacity": 0.35,
             }
         )
-    for tp in sorted({p["gpus"] for p in points}):
-        for dtype in sorted({p["weights_dtype"] for p in points}):
-            pts = [p for p in points if p["gpus"] == tp and p["weights_dtype"] == dtype]
-            if not pts:
-                continue
-            pts.sort(key=lambda p: p["tokens_per_s_per_user"])
-            data.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines+markers+text",
-                    "x": [p["tokens_per_s_per_user"] for p in pts],
-                    "y": [p["tokens_per_s_per_gpu"] for p in pts],
-                    "text": [str(p["max_num_seqs"]) for p in pts],
-                    "textposition": "top center",
-                    "textfont": {"size": 10},
-                    "name": f"TP {tp} · {dtype}",
-                    "line": {"color": colours.get(tp), "width": 1.5, "dash": dashes.get(dtype)},
-                    "marker": {
-                        "symbol": symbols.get(dtype, "circle"),
-                        "size": 9,
-                        "color": colours.get(tp),
-                    },
-                    "hovertemplate": "TP %{meta[0]} · %{meta[1]} · max_num_seqs %{text}<br>"
-                    "%{x:.1f} tok/s per user, %{y:.0f} tok/s per GPU<extra></extra>",
-                    "meta": [tp, dtype],
-                }
-            )
-    mine = [
-        p
-        for p in points
-        if p["gpus"] == current["gpus"]
-        and p["weights_dtype"] == current["weights_dtype"]
-        and p["max_num_seqs"] == current["max_num_seqs"]
-    ]
+    for split in (False, True):
+        one = [p for p in points if bool(p.get("disaggregated")) == split]
+        for tp in sorted({p["decode_gpus"] if split else p["gpus"] for p in one}):
+            for dtype in sorted({p["weights_dtype"] for p in one}):
+                pts = [
+                    p
+                    for p in one
+                    if (p["decode_gpus"] if split else p["gpus"]) == tp
+                    and p["weights_dtype"] == dtype
+                ]
+                if not pts:
+                    continue
+                pts.sort(key=lambda p: p["tokens_per_s_per_user"])
+                name = f"P/D, decode TP {tp} · {dtype}" if split else f"TP {tp} · {dtype}"
+                data.append(
+                    {
+                        "type": "scatter",
+                        "mode": "lines+markers+text",
+                        "x": [p["tokens_per_s_per_user"] for p in pts],
+                        "y": [p["tokens_per_s_per_gpu"] for p in pts],
+                        "text": [str(p["max_num_seqs"]) for p in pts],
+                        "textposition": "top center",
+                        "textfont": {"size": 10},
+                        "name": name,
+                        "line": {
+                            "color": colours.get(tp),
+                            "width": 1.5,
+                            "dash": "dash" if split else dashes.get(dtype),
+                        },
+                        "marker": {
+                            "symbol": "x" if split else symbols.get(dtype, "circle"),
+                            "size": 10 if split else 9,
+                            "color": colours.get(tp),
+                        },
+                        "hovertemplate": "%{meta} · max_num_seqs %{text}<br>"
+                        "%{x:.1f} tok/s per user, %{y:.0f} tok/s per GPU<extra></extra>",
+                        "meta": name,
+                    }
+                )
+
+    def is_mine(p: dict) -> bool:
+        if bool(p.get("disaggregated")) != bool(current.get("disaggregated")):
+            return False
+        size = "decode_gpus" if p.get("disaggregated") else "gpus"
+        return (
+            p[size] == current[size]
+            and p["weights_dtype"] == current["weights_dtype"]
+            and p["max_num_seqs"] == current["max_num_seqs"]
+        )
+
+    mine = [p for p in points if is_mine(p)]
     if mine:
         data.append(
             {
@@ -234,8 +251,15 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
     )
     if target_per_user:
         line = {"color": "#777777", "width": 1.5, "dash": "dot"}
+        where = (
+            f"P/D decode TP {best['decode_gpus']}"
+            if best is not None and best.get("disaggregated")
+            else f"TP {best['gpus']}"
+            if best is not None
+            else ""
+        )
         read = (
-            f": best {best['tokens_per_s_per_gpu']:,.0f} tok/s per GPU at TP {best['gpus']} · "
+            f": best {best['tokens_per_s_per_gpu']:,.0f} tok/s per GPU at {where} · "
             f"{best['weights_dtype']} · max_num_seqs {best['max_num_seqs']}"
             if best is not None
             else ": no configuration is that fast"
@@ -359,3 +383,56 @@ def speculative_figure(sw: dict, method: str, max_batch: int | None, batch: int)
         ),
     ]
     return figure(data, add_marks(layout, marks, log=True, span=(x[0], x[-1])))
+
+
+def disagg_figure(view: dict, rate: float | None):
+    """GPUs against the request rate within the SLO (issue 42 §2, AIConfigurator's headline
+    comparison): replicas of one engine (aggregated), replicas of the xPyD as set (or the 1P1D
+    preview), and the prefill and decode pools scaled apart; the scenario's rate marked."""
+    c = view["curve"]
+    x = as_list(c["request_rate"])
+    split = view["as_set"]
+    name = (
+        f"{split['prefill_instances']}P{split['decode_instances']}D replicas "
+        f"({view['as_set_gpus_per_replica']} GPUs each)" + (", preview" if view["preview"] else "")
+    )
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(c["aggregated_gpus"]),
+            "name": f"aggregated replicas ({view['aggregated_gpus_per_replica']} GPUs each)",
+            "line": {"color": "#777777", "width": 2, "shape": "hv"},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(c["as_set_gpus"]),
+            "name": name,
+            "line": {"color": BLUE, "width": 2, "shape": "hv"},
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": x,
+            "y": _finite(c["pools_gpus"]),
+            "name": "prefill and decode pools scaled apart",
+            "line": {"color": ORANGE, "width": 2, "dash": "dot", "shape": "hv"},
+        },
+    ]
+    layout = base_layout(
+        "GPUs a request rate needs within the SLO: aggregated against disaggregated",
+        legend_rows=2,
+        xaxis={"title": {"text": "request rate [req/s]"}, "rangemode": "tozero"},
+        yaxis={"title": {"text": "GPUs"}, "rangemode": "tozero"},
+    )
+    marks = [
+        (
+            rate,
+            f"scenario's rate {rate:.3g} req/s" if rate is not None else "",
+            {"color": GREEN, "width": 1.5, "dash": "dash"},
+        )
+    ]
+    return figure(data, add_marks(layout, marks, span=(0.0, x[-1])))

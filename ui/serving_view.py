@@ -214,6 +214,15 @@ def controls(s: Scenario) -> None:
             )
 
     box = st.expander(
+        "Prefill/decode disaggregation",
+        key="x_serving_pd",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            _disaggregation_controls(s)
+
+    box = st.expander(
         "Speculative decoding",
         key="x_serving_spec",
         on_change="rerun",
@@ -299,4 +308,79 @@ def _speculative_controls(s: Scenario) -> None:
         disabled=s.speculative != "draft",
         help="speculative=draft: the model preset that drafts, smaller than the model and of "
         "its vocabulary; empty: the smallest such preset.",
+    )
+
+
+def _disaggregation_controls(s: Scenario) -> None:
+    """The six keys of prefill/decode disaggregation (issue 42 §2; :mod:`model.disagg`)."""
+    from model import disagg
+
+    off = not s.disaggregated
+    f = st.columns(6)
+    field_widget(
+        f[0].toggle,
+        "Disaggregated",
+        "disaggregated",
+        s.disaggregated,
+        help="Serve as a prefill pool and a decode pool (xPyD): a prompt is prefilled on a "
+        "prefill instance, its KV cache moves to a decode instance, which decodes without "
+        "prefill chunks in its steps (DistServe, Splitwise; vLLM's disaggregated prefilling "
+        "with a KV connector).",
+    )
+    field_widget(
+        f[1].number_input,
+        "Prefill instances",
+        "prefill_instances",
+        s.prefill_instances,
+        step=1,
+        disabled=off,
+        help="prefill_instances: prefill instances per replica (x of xPyD), 1 to 64.",
+    )
+    field_widget(
+        f[2].number_input,
+        "GPUs per prefill",
+        "prefill_gpus",
+        s.prefill_gpus,
+        value=None,
+        step=1,
+        placeholder=f"auto ({s.gpus})",
+        disabled=off,
+        help="prefill_gpus: GPUs per prefill instance, its tensor-parallel degree, 1 to 64. "
+        "Empty: gpus.",
+    )
+    field_widget(
+        f[3].number_input,
+        "Decode instances",
+        "decode_instances",
+        s.decode_instances,
+        step=1,
+        disabled=off,
+        help="decode_instances: decode instances per replica (y of xPyD), 1 to 64.",
+    )
+    field_widget(
+        f[4].number_input,
+        "GPUs per decode",
+        "decode_gpus",
+        s.decode_gpus,
+        value=None,
+        step=1,
+        placeholder=f"auto ({s.gpus})",
+        disabled=off,
+        help="decode_gpus: GPUs per decode instance, its tensor-parallel degree, 1 to 64. "
+        "Empty: gpus.",
+    )
+    on = s if s.disaggregated else s.raw.model_copy(update={"disaggregated": True}).effective()
+    field_widget(
+        f[5].number_input,
+        "KV transfer [GB/s]",
+        "kv_transfer_gb_s",
+        s.kv_transfer_gb_s,
+        value=None,
+        step=10.0,
+        format="%g",
+        placeholder=f"auto ({disagg.transfer_rate_b_s(on) / 1e9:,.0f})",
+        disabled=off,
+        help="kv_transfer_gb_s: how fast a prompt's KV cache moves from a prefill to a decode "
+        "instance, above 0. Empty: the interconnect's (NVLink inside a node of 8 GPUs, a 400 "
+        "Gb/s RDMA NIC per GPU across nodes), over the ranks that hold the KV's shards.",
     )

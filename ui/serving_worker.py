@@ -105,6 +105,8 @@ def _work(raw: dict, kind: str = "lens"):
     s = Scenario.model_validate(raw).effective()
     if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
         return serving.max_rate(s)
+    if kind == "disagg":  # the Disaggregation view (issue 42 §2), only while it is open
+        return serving.disagg_view(s)
     return serving.serving_lens(s)
 
 
@@ -526,6 +528,48 @@ def search(s: Scenario) -> dict | str | None:
     except WorkerFailed:
         found = serving.NOT_RUN  # kept: the same search would fail the same way soon after
     _keep_search(s, found)
+    return found
+
+
+_views: OrderedDict = OrderedDict()
+
+
+def disagg_cached(s: Scenario) -> dict | None:
+    """The Disaggregation view's cached result for ``s``, or None."""
+    with _lock:
+        return _views.get(serving.search_key(s))
+
+
+def disagg_view(s: Scenario) -> dict:
+    """The Serving page's Disaggregation view for ``s`` (:func:`model.serving.disagg_view`: the
+    pools' capacity searches and the aggregated one), run in a worker as the lens is, cached;
+    ``reason`` instead when it cannot run (a pool's instance does not fit, the server's budget,
+    a worker that failed)."""
+    key = serving.search_key(s)
+    with _lock:
+        if key in _views:
+            _views.move_to_end(key)
+            return _views[key]
+    if serving.search_over_budget(s):
+        return {
+            "reason": f"past this shared server's budget; run it on your own machine: "
+            f"{serving._cli(s.raw.model_copy(update={'disaggregated': True}))}"
+        }
+    raw = s.raw.model_dump(mode="json")
+    try:
+        found = (
+            _work(raw, "disagg")
+            if os.environ.get("WHATIF_SERVING_INLINE") == "1"
+            else _ask(raw, "disagg", _lane_of(s, search_only=True))
+        )
+    except WorkerFailed as exc:
+        return {"reason": exc.message}  # not kept: a later try may succeed
+    except (RuntimeError, ValueError) as exc:  # the core's refusal, in its words
+        return {"reason": str(exc)}
+    with _lock:
+        _views[key] = found
+        while len(_views) > CACHE_SIZE:
+            _views.popitem(last=False)
     return found
 
 

@@ -4,6 +4,7 @@ SLO, and the GPUs a rate needs. Computed off the server's interpreter
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import pandas as pd
@@ -278,14 +279,33 @@ def _timeline(v: View):
 PARETO_SHOW = "w_pareto_show"  #: the page's TP × dtype filter (session only)
 
 
+def pareto_group(p: dict) -> str:
+    """A Pareto point's group, as the filter and the legend name it: ``TP 4 · fp8``, or for a
+    disaggregated point ``P/D, decode TP 4 · fp8``."""
+    if p.get("disaggregated"):
+        return f"P/D, decode TP {p['decode_gpus']} · {p['weights_dtype']}"
+    return f"TP {p['gpus']} · {p['weights_dtype']}"
+
+
 def pareto_groups(points: list[dict]) -> list[str]:
-    """The TP × dtype groups of the Pareto sweep, as the filter and the legend name them."""
-    return sorted({f"TP {p['gpus']} · {p['weights_dtype']}" for p in points}, key=_group_order)
+    """The groups of the Pareto sweep (:func:`pareto_group`), one engine's first."""
+    return sorted({pareto_group(p) for p in points}, key=_group_order)
 
 
 def _group_order(name: str) -> tuple:
     tp, _, dtype = name.partition(" · ")
-    return (int(tp.split()[1]), dtype)
+    return (tp.startswith("P/D"), int(tp.split()[-1]), dtype)
+
+
+def pareto_config(p: dict) -> str:
+    """A point's configuration in words (the notes and the chart's reading)."""
+    if p.get("disaggregated"):
+        return (
+            f"disaggregated: decode TP {p['decode_gpus']} with "
+            f"{p['prefill_gpus_per_decode_instance']:.2g} prefill GPUs, {p['weights_dtype']}, "
+            f"max_num_seqs {p['max_num_seqs']}"
+        )
+    return f"TP {p['gpus']}, {p['weights_dtype']}, max_num_seqs {p['max_num_seqs']}"
 
 
 def _shown_points(v: View) -> list[dict]:
@@ -298,7 +318,7 @@ def _shown_points(v: View) -> list[dict]:
     keep = st.session_state.get(PARETO_SHOW)
     if not keep:
         return points
-    return [p for p in points if f"TP {p['gpus']} · {p['weights_dtype']}" in keep]
+    return [p for p in points if pareto_group(p) in keep]
 
 
 def _pareto(v: View):
@@ -307,7 +327,13 @@ def _pareto(v: View):
     s = v.s
     return serving_charts.pareto_figure(
         _shown_points(v),
-        {"gpus": s.gpus, "weights_dtype": s.weights_dtype, "max_num_seqs": s.max_num_seqs},
+        {
+            "gpus": s.gpus,
+            "weights_dtype": s.weights_dtype,
+            "max_num_seqs": s.max_num_seqs,
+            "disaggregated": s.disaggregated,
+            "decode_gpus": s.decode_gpus or s.gpus,
+        },
         1000.0 / float(s.tpot_slo_ms),
     )
 
@@ -319,15 +345,18 @@ def _pareto_note(v: View) -> str | None:
     best = serving.pareto_best(_shown_points(v), target)
     read = (
         f"At the TPOT SLO's {target:.3g} tok/s per user the most a GPU serves is "
-        f"{best['tokens_per_s_per_gpu']:,.0f} tok/s (TP {best['gpus']}, {best['weights_dtype']}, "
-        f"max_num_seqs {best['max_num_seqs']})."
+        f"{best['tokens_per_s_per_gpu']:,.0f} tok/s ({pareto_config(best)})."
         if best is not None
         else f"No configuration shown reaches the TPOT SLO's {target:.3g} tok/s per user."
     )
     return (
         read + " Tokens per second per GPU are the same for one replica or several: replicas "
         "multiply the GPUs and the throughput alike, so the front does not move with the "
-        "traffic; the Latency against load tab says how many replicas a rate needs."
+        "traffic; the Latency against load tab says how many replicas a rate needs. "
+        "Disaggregated points (P/D) are a decode instance at that concurrency with the prefill "
+        "GPUs its request rate needs at a prefill instance's saturation throughput, in the "
+        "scenario's dtype (prefill GPUs per decode instance matched in rate, a fraction "
+        "included)."
     )
 
 
@@ -403,6 +432,96 @@ def _speculative_note(v: View) -> str | None:
     )
 
 
+def _disagg_view(v: View) -> dict:
+    """The Disaggregation view's result (a worker computes it; cached there)."""
+    import streamlit as st
+
+    if streamlit_internals.run_context() is None:  # a bare call (tests, a script)
+        return serving.disagg_view(v.s)
+    if serving_worker.disagg_cached(v.s) is None:
+        with st.spinner(
+            "Sizing the prefill and decode pools (their capacity searches, and the aggregated "
+            "one) in a worker process…",
+            show_time=True,
+        ):
+            return serving_worker.disagg_view(v.s)
+    return serving_worker.disagg_view(v.s)
+
+
+def _disagg(v: View):
+    if not _fits(v):
+        return _empty("Disaggregation: the scenario does not fit")
+    view = _disagg_view(v)
+    if view.get("reason"):
+        return _empty(f"Disaggregation: {view['reason']}")
+    rate = None if v.s.request_rate == "inf" else float(v.s.request_rate)
+    return serving_charts.disagg_figure(view, rate)
+
+
+def _disagg_note(v: View) -> str | None:
+    if not _fits(v):
+        return None
+    view = _disagg_view(v)
+    if view.get("reason"):
+        return f"Disaggregation cannot be sized here: {view['reason']}."
+    s, pc, best, split = v.s, view["pools"], view["best_split"], view["as_set"]
+    preview = (
+        "Disaggregation is off: a preview of 1P1D on "
+        f"{s.gpus} GPUs per instance (set it under 'Prefill/decode disaggregation' above to "
+        "serve with it). "
+        if view["preview"]
+        else ""
+    )
+    pools = (
+        f"Within the SLO one prefill instance ({pc['prefill_gpus']} GPUs) takes "
+        f"{pc['prefill_rate_per_instance']:.3g} req/s and one decode instance "
+        f"({pc['decode_gpus']} GPUs) {pc['decode_rate_per_instance']:.3g} req/s; "
+    )
+    best_text = (
+        f"the best split is {best['prefill_instances']}P{best['decode_instances']}D "
+        f"({best['gpus']} GPUs, {best['max_request_rate']:.3g} req/s, "
+        f"{best['request_rate_per_gpu']:.3g} req/s per GPU), against "
+        f"{view['aggregated_rate_per_replica'] / view['aggregated_gpus_per_replica']:.3g} req/s "
+        f"per GPU aggregated ({view['aggregated_rate_per_replica']:.3g} req/s on "
+        f"{view['aggregated_gpus_per_replica']} GPUs). "
+        if best
+        else "a pool meets the SLO at no rate, so no split does. "
+    )
+    as_set = (
+        f"The {split['prefill_instances']}P{split['decode_instances']}D "
+        f"{'preview' if view['preview'] else 'as set'} holds "
+        f"{view['as_set_rate_per_replica']:.3g} req/s on {view['as_set_gpus_per_replica']} GPUs "
+        f"(simulated as a whole). "
+    )
+    at = view.get("at_rate")
+    at_text = (
+        f"At {at['request_rate']:g} req/s: {at['aggregated_gpus']:.0f} GPUs aggregated, "
+        f"{at['as_set_gpus']:.0f} as {split['prefill_instances']}P{split['decode_instances']}D "
+        f"replicas, {at['pools_gpus']:.0f} with the pools scaled apart. "
+        if at and at["aggregated_gpus"] == at["aggregated_gpus"]
+        else ""
+    )
+    move = (
+        f"A prompt's KV moves at {view['kv_transfer_gb_s']:,.0f} GB/s "
+        f"({pc['mean_transfer_ms']:.2f} ms for the mean prompt). "
+    )
+    run = ""
+    f = v.f["serving"]
+    if s.disaggregated and f.get("mean_kv_transfer_ms") is not None:
+        run = (
+            f"In this run a mean TTFT of {f['mean_ttft_ms']:.0f} ms is "
+            f"{f['mean_prefill_instance_ms']:.0f} ms on the prefill instance (front end, queue, "
+            f"prefill), {f['mean_kv_transfer_ms']:.2f} ms of transfer and "
+            f"{f['mean_decode_instance_first_ms']:.0f} ms on the decode instance (its front "
+            "end, admission and first step). "
+        )
+    return (
+        preview + pools + best_text + as_set + at_text + move + run + "A decode instance "
+        "runs no prefill chunks, so its TPOT has no prefill interference; TTFT pays the "
+        "transfer and a second front end."
+    )
+
+
 def _sweep_table(v: View) -> pd.DataFrame:
     return pd.DataFrame(v.r["sweep"]) if _fits(v) else pd.DataFrame()
 
@@ -412,18 +531,36 @@ def _pareto_table(v: View) -> pd.DataFrame:
         return pd.DataFrame()
     rows = []
     for p in sorted(v.r["pareto"], key=lambda p: -p["tokens_per_s_per_gpu"]):
-        variant = v.s.raw.with_dtype(
-            p["weights_dtype"], gpus=p["gpus"], max_num_seqs=p["max_num_seqs"]
-        )
+        if p.get("disaggregated"):
+            # the nearest whole split: a decode instance and the prefill instances its
+            # rate needs, rounded up
+            variant = v.s.raw.with_dtype(
+                p["weights_dtype"],
+                disaggregated=True,
+                decode_gpus=p["decode_gpus"],
+                decode_instances=1,
+                prefill_instances=max(
+                    1, math.ceil(p["prefill_gpus_per_decode_instance"] / p["prefill_gpus"] - 1e-9)
+                ),
+                max_num_seqs=p["max_num_seqs"],
+            )
+        else:
+            variant = v.s.raw.with_dtype(
+                p["weights_dtype"],
+                gpus=p["gpus"],
+                max_num_seqs=p["max_num_seqs"],
+                disaggregated=False,
+            )
         rows.append(
             {
                 "front": "◆" if p["front"] else "",
-                "gpus": p["gpus"],
+                "layout": "P/D" if p.get("disaggregated") else "one engine",
+                "gpus": round(p["gpus"], 2),
                 "weights_dtype": p["weights_dtype"],
                 "max_num_seqs": p["max_num_seqs"],
                 "tokens_per_s_per_gpu": round(p["tokens_per_s_per_gpu"], 1),
                 "tokens_per_s_per_user": round(p["tokens_per_s_per_user"], 2),
-                "mean_ttft_ms": round(p["mean_ttft_ms"], 1),
+                "mean_ttft_ms": None if p["mean_ttft_ms"] is None else round(p["mean_ttft_ms"], 1),
                 "link": codecs.to_url(variant, page="serving", base=""),
             }
         )
@@ -510,6 +647,7 @@ PAGE = Page(
         "One run",
         "Pareto front",
         "Speculative decoding",
+        "Disaggregation",
         "Downloads",
     ),
     tab_key="t_serving",
@@ -530,6 +668,7 @@ SERVING = Lens(
         Chart("timeline", _timeline, page_baseline=False),
         Chart("pareto", _pareto, page_baseline=False),
         Chart("speculative", _speculative, page_baseline=False),
+        Chart("disaggregation", _disagg, report=False, page_baseline=False),
     ),
     tables=(
         Table(
@@ -598,5 +737,6 @@ SERVING = Lens(
         "does_not_fit": _does_not_fit,
         "pareto_note": _pareto_note,
         "speculative_note": _speculative_note,
+        "disagg_note": _disagg_note,
     },
 )
