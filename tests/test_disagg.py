@@ -279,3 +279,30 @@ def test_serving_page_warns_on_a_bad_key_and_keeps_working(app_page):
     text = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "decode_instances" in text
     assert at.metric  # the headline still drawn
+
+
+def test_published_pairs_and_the_page_agree():
+    # every row held out (nothing in the model was chosen from them): the docs page's summary
+    # must be the tool's, and every row sourced and quoted
+    import re
+
+    from tools import published_disagg as pd
+
+    figures, levers = pd.compare()
+    summ = pd.summary(figures, levers)
+    assert summ["absolute"]["n"] == 30 and summ["lever"]["n"] == 15
+    text = pd.PAGE.read_text(encoding="utf-8")
+    stale = "run: python -m tools.published_disagg --write"
+    for key, name in (
+        ("lever", "lever: disaggregated ÷ aggregated"),
+        ("absolute", "absolute: every figure"),
+    ):
+        line = re.search(rf"\| {re.escape(name)} \| (\d+) \| ([\d.]+) % \|", text)
+        assert line, stale
+        assert int(line[1]) == summ[key]["n"], stale
+        assert float(line[2]) == pytest.approx(100 * summ[key]["median"], abs=0.11), stale
+    for row in pd.rows():
+        assert row["source"].startswith("http") and row["quote"], row["id"]
+    # the Mooncake pairs' ITL: disaggregation lowers it, as measured
+    itl = {r["id"]: r for r in levers if r["metric"] == "mean_itl_ms"}
+    assert itl["D09/D10"]["predicted"] < 1 and itl["D21/D22"]["predicted"] < 1

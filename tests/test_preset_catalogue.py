@@ -7,6 +7,7 @@ import pytest
 from model.presets import hardware_presets, model_presets
 
 HARDWARE_IDS = (
+    "a10",
     "a10g",
     "l4",
     "l40s",
@@ -25,7 +26,7 @@ HARDWARE_IDS = (
     "mi300x",
 )
 BLACKWELL = ("b200", "gb200", "rtx-5090", "rtx-pro-6000")
-AMPERE = ("a10g", "rtx-3090", "a100-40gb", "a100-80gb")
+AMPERE = ("a10", "a10g", "rtx-3090", "a100-40gb", "a100-80gb")
 HOPPER = ("h100-sxm", "h100-pcie", "h100-nvl", "h200")
 ADA = ("l4", "l40s", "rtx-4090")
 
