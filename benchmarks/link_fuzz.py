@@ -37,11 +37,14 @@ KEYS = (
     "slo_attainment", "rate_scale", "idle_timeout_s", "seed", "lengths", "model", "hardware",
     "weights_dtype", "kv_dtype", "engine", "api_server_count", "speculative",
     "num_speculative_tokens", "spec_acceptance", "spec_acceptance_length", "draft_model",
+    "disaggregated", "prefill_gpus", "prefill_instances", "decode_gpus", "decode_instances",
+    "kv_transfer_gb_s",
 )  # fmt: skip
 VALUES = (
     "0", "1", "-1", "2", "16", "65537", "1000000", "1e9", "1e-9", "nan", "inf", "-inf", "abc",
     "", "9" * 5000, "0.5", "4096", "100000", "3", "auto", "random", "sharegpt", "fp4", "int4",
-    "ngram", "eagle3", "mtp", "draft", "0.999", "llama-3.2-1b", "deepseek-r1",
+    "ngram", "eagle3", "mtp", "draft", "0.999", "llama-3.2-1b", "deepseek-r1", "true", "false",
+    "64",
 )  # fmt: skip
 
 

@@ -876,9 +876,12 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 if pending_first:
                     first_tokens(t + A if aff is not None else float(end[0]))
                 cycles, part = divmod(k, B)
-                gained = cycles * (L * in_set + kw.full * in_set_c) + sum(
-                    gains[(g + j) % B] for j in range(part)
-                )
+                gained = cycles * (L * in_set + kw.full * in_set_c)
+                if part:  # the residues of the next ``part`` clocks (a slice, wrapping once)
+                    g0 = g % B
+                    gained += sum(gains[g0 : g0 + part])
+                    if g0 + part > B:
+                        gained += sum(gains[: g0 + part - B])
                 rec_n.append(k)
                 rec_batch.append(n)
                 rec_b0.append(used)

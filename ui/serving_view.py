@@ -316,7 +316,7 @@ def _disaggregation_controls(s: Scenario) -> None:
     from model import disagg
 
     off = not s.disaggregated
-    f = st.columns(6)
+    f = st.columns([1.5, 1, 1, 1, 1, 1.1])
     field_widget(
         f[0].toggle,
         "Disaggregated",

@@ -89,3 +89,29 @@ def test_speculative_decoding_moves_the_figures_and_its_link_reopens(page, brows
     alert.filter(has_text="spec").first.wait_for(timeout=WAIT_MS)
     assert_no_exception(page)
     assert reopened(browser, app_url, path, pairs, after) == after
+
+
+def test_disaggregation_moves_the_figures_and_its_link_reopens(page, browser, app_url):
+    # issue 42 §2: the toggle in its expander joins the link, moves the GPUs a replica has and
+    # the decode figures, the Disaggregation view draws its comparison, and a bad instance
+    # count is refused by name with the page still working
+    before = open_page(page, f"{app_url}/Serving?{QUERY}")
+    page.locator("summary", has_text="Prefill/decode disaggregation").first.click()
+    toggle = page.get_by_text("Disaggregated", exact=True).first
+    toggle.wait_for(timeout=WAIT_MS)
+    toggle.scroll_into_view_if_needed()
+    toggle.click()
+    after = wait_metrics(page, lambda m: m.get("p99 TPOT") != before.get("p99 TPOT"))
+    assert float(after["p99 TPOT"].split()[0]) < float(before["p99 TPOT"].split()[0])
+    path, pairs = share_link(page)
+    assert ("disaggregated", "true") in pairs
+    open_view(page, "Disaggregation")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("the best split is", exact=False).first.wait_for(timeout=WAIT_MS)
+    assert reopened(browser, app_url, path, pairs, after) == after
+    # the widget's bounds keep 0 out; a link can carry it, and is refused by name
+    shown = open_page(page, f"{app_url}/Serving?{QUERY}&disaggregated=true&decode_instances=0")
+    alert = page.locator('[data-testid="stAlertContainer"], [data-testid="stAlert"]')
+    alert.filter(has_text="decode_instances").first.wait_for(timeout=WAIT_MS)
+    assert_no_exception(page)
+    assert "Max rate within SLO" in shown
