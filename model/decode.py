@@ -96,7 +96,14 @@ def moe_overhead_s(s: Scenario, tokens) -> np.ndarray:
     if not m.experts or not m.experts_per_token:
         return np.zeros_like(np.asarray(tokens, dtype=float))
     _, per_layer, per_expert = engines.moe_values(s.engine_figures, s.weights_dtype)
-    touched = roofline.experts_touched(tokens, m.experts, m.experts_per_token)
+    # every rank's tokens meet in the MoE layer (model.decode.moe_ranks); with whole experts
+    # per GPU (expert_parallel) each GPU runs its share of the experts touched
+    d, g = moe_ranks(s)
+    touched = roofline.experts_touched(
+        d * np.asarray(tokens, dtype=float), m.experts, m.experts_per_token
+    )
+    if s.expert_parallel:
+        touched = touched / g
     return m.layers * (per_layer + per_expert * touched) * US
 
 
@@ -207,13 +214,16 @@ def moe_flops_s(s: Scenario, tokens) -> np.ndarray | None:
     if curve is None:
         return None
     eff, x_half, n_half = curve
-    t = np.maximum(np.asarray(tokens, dtype=float), 0.0)
+    # data-parallel ranks: every rank's tokens, over the G GPUs holding the experts, each
+    # expert sliced G ways or (expert_parallel) whole (model.decode.moe_ranks)
+    d, g = moe_ranks(s)
+    t = d * np.maximum(np.asarray(tokens, dtype=float), 0.0)
     k = m.experts_per_token
     rows = t * k + x_half * roofline.experts_touched(t, m.experts, k)
-    width = routed / k / (3.0 * m.hidden * m.layers) / s.gpus
+    width = routed / k / (3.0 * m.hidden * m.layers) / (1 if s.expert_parallel else g)
     share = eff * width / (width + n_half)
     _, peak, _ = peaks(s)
-    return 2.0 * (routed / k) * rows / s.gpus / (peak * share)
+    return 2.0 * (routed / k) * rows / g / (peak * share)
 
 
 def dense_matmul_params(s: Scenario) -> float:
@@ -236,6 +246,93 @@ def allreduce_s(s: Scenario, tokens) -> np.ndarray:
         s.allreduce_latency_us * US,
         ACTIVATION_BYTES,
     )
+
+
+#: GPUs in one NVLink domain (an HGX node); a data-parallel MoE replica wider than this
+#: exchanges its tokens over the nodes' RDMA network
+GPUS_PER_NODE = 8
+#: per-GPU bandwidth of an all-to-all between nodes [B/s]: DeepEP's normal kernels on H800 with
+#: CX7 400 Gb/s InfiniBand reach 43-58 GB/s per GPU (EP16-EP64, its README's internode table)
+RDMA_GB_S = 50.0
+
+
+def moe_ranks(s: Scenario) -> tuple[int, int]:
+    """``(d, G)``: data-parallel ranks whose tokens meet in the mixture-of-experts layers, and
+    the GPUs the experts are spread over. A dense model's ranks never meet (``(1, gpus)``);
+    a mixture of experts with ``data_parallel`` ranks spreads its experts over all
+    ``gpus × data_parallel`` GPUs, sliced (the default) or whole (``expert_parallel``).
+
+    References
+    ----------
+    .. [1] vLLM docs, "Data Parallel Deployment": "By default, expert layers form a tensor
+       parallel group of size DP × TP"; with --enable-expert-parallel, EP_SIZE = TP × DP.
+    """
+    if not s.model.experts:
+        return 1, s.gpus
+    return s.data_parallel, s.gpus * s.data_parallel
+
+
+def expert_bytes_per_gpu(s: Scenario, tokens) -> np.ndarray:
+    """Routed-expert bytes one GPU reads in a step of ``tokens`` tokens per rank [B]: the
+    experts every rank's tokens touch together (``d × tokens``, the ranks balanced), over the
+    ``G`` GPUs that hold them (:func:`moe_ranks`); zeros for a dense model."""
+    s = s.effective()
+    m = s.model
+    d, g = moe_ranks(s)
+    t = np.asarray(tokens, dtype=float)
+    read = roofline.expert_params_read(
+        d * t, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    return roofline.weights_bytes(read, s.bytes_per_param) / g
+
+
+def weights_bytes_per_gpu(s: Scenario, tokens) -> np.ndarray:
+    """Weight bytes one GPU reads in a step of ``tokens`` tokens per rank [B]:
+    :func:`weights_read_bytes` over the tensor-parallel GPUs, its routed experts as
+    :func:`expert_bytes_per_gpu` reads them (the same without data parallelism)."""
+    s = s.effective()
+    t = np.asarray(tokens, dtype=float)
+    all_ = weights_read_bytes(s, t) / s.gpus
+    if moe_ranks(s)[0] == 1:
+        return all_
+    m = s.model
+    own = roofline.weights_bytes(
+        roofline.expert_params_read(
+            t, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+        ),
+        s.bytes_per_param,
+    )
+    return all_ - own / s.gpus + expert_bytes_per_gpu(s, t)
+
+
+def comm_s(s: Scenario, tokens) -> np.ndarray:
+    """The step's collectives [s]: the tensor-parallel all-reduces (:func:`allreduce_s`); with
+    data-parallel ranks on a mixture of experts, the attention's all-reduce within a rank and,
+    in each MoE layer, the all-gather and reduce-scatter of every rank's tokens over the
+    replica's ``G`` GPUs (vLLM's default all2all backend, ``allgather_reducescatter``; the same
+    bytes as an all-reduce of ``d × tokens``), over NVLink within a node and the RDMA network
+    beyond it.
+
+    References
+    ----------
+    .. [1] vLLM docs, "Expert Parallel Deployment": the all2all backends; allgather_reducescatter
+       is the default.
+    .. [2] deepseek-ai/DeepEP README (legacy tables): internode normal kernels 43-58 GB/s per
+       GPU over RDMA.
+    """
+    s = s.effective()
+    d, g = moe_ranks(s)
+    t = np.asarray(tokens, dtype=float)
+    if d == 1:
+        return allreduce_s(s, t)
+    link = s.hardware.interconnect_gb_s * GB
+    if g > GPUS_PER_NODE:
+        link = min(link, RDMA_GB_S * GB)
+    m = s.model
+    moe = roofline.allreduce_time(
+        d * t, m.hidden, m.layers, g, link, s.allreduce_latency_us * US, ACTIVATION_BYTES
+    )
+    return allreduce_s(s, t) / 2 + moe / 2
 
 
 def launch_s(s: Scenario, tokens) -> tuple[np.ndarray, np.ndarray]:
@@ -298,22 +395,14 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     # sliding-window layers read at most their window of the context (memory.attended_tokens)
     attended = memory.attended_tokens(s, s.context_tokens)
     kv_bytes = b * attended * kv_tok
-    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
+    # per GPU: the rank's weights over its tensor-parallel GPUs, the routed experts every
+    # data-parallel rank's tokens touch over the GPUs holding them (moe_ranks)
+    bytes_per_gpu = weights_bytes_per_gpu(s, tok) + kv_bytes / memory.kv_shards_of(s)
     # mixture-of-experts engines read expert weights through grouped / fused-MoE kernels that
     # reach a lower share of the bandwidth, and pay routing work per MoE layer (engine profile)
     moe_eff = moe_bw_efficiency(s)
     moe = moe_eff is not None
-    expert_bytes = (
-        roofline.weights_bytes(
-            roofline.expert_params_read(
-                tok, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
-            ),
-            s.bytes_per_param,
-        )
-        / s.gpus
-        if moe
-        else 0.0
-    )
+    expert_bytes = expert_bytes_per_gpu(s, tok) if moe else 0.0
 
     flops = roofline.step_flops(padded, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
     flops_per_gpu = flops / s.gpus
@@ -329,7 +418,7 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
             padded, dense_matmul_params(s), m.layers, m.heads, m.head_dim, attended
         )
         t_cmp = roofline.compute_time(dense / s.gpus, peak, s.flops_efficiency) + moe_flops
-    t_comm = allreduce_s(s, padded)
+    t_comm = comm_s(s, padded)
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 
     launches, t_launch = launch_s(s, tok)
@@ -363,7 +452,8 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         "accepted_tokens_per_step": np.full_like(b, accepted),
         # the time per output token a sequence sees (TPOT): the step over its tokens
         "t_token_s": t_step / accepted,
-        "tokens_per_s": b * accepted / t_step,
+        # the replica's: every data-parallel rank decodes its own batch in the same step
+        "tokens_per_s": s.data_parallel * b * accepted / t_step,
         # the verify step's bound (the drafter's steps are their own, model.speculative)
         "bound": roofline.bound(t_mem, t_cmp, t_gpu, t_launch + t_host, t_comm),
     }

@@ -111,12 +111,16 @@ def decode_gpus(s: Scenario) -> int:
 
 _ONE_ENGINE = {
     "disaggregated": False,
+    "data_parallel": 1,
+    "expert_parallel": False,
     "prefill_gpus": None,
     "decode_gpus": None,
     "prefill_instances": 1,
     "decode_instances": 1,
     "kv_transfer_gb_s": None,
 }
+#: a disaggregated variant of a data-parallel scenario: the pools are one engine each
+_ONE_LAYOUT = {"data_parallel": 1, "expert_parallel": False}
 _NO_SPECULATION = {
     "speculative": "none",
     "num_speculative_tokens": None,
@@ -675,7 +679,11 @@ def comparison(s: Scenario, max_rate) -> dict:
     builds on this module), run on the aggregated scenario and on the xPyD."""
     s = s.effective()
     preview = not s.disaggregated
-    d = s.raw.model_copy(update={"disaggregated": True}).effective() if preview else s
+    d = (
+        s.raw.model_copy(update={**_ONE_LAYOUT, "disaggregated": True}).effective()
+        if preview
+        else s
+    )
     agg = aggregated(s)
     agg_rate = float(max_rate(agg)["max_request_rate"])
     set_rate = float(max_rate(d)["max_request_rate"])
@@ -744,7 +752,7 @@ def pareto_points(s: Scenario, tps=(1, 2, 4, 8), seqs_list=(8, 32, 128, 512)) ->
        plane, prefill and decode workers matched in rate.
     """
     s = s.effective()
-    d = s.raw.model_copy(update={"disaggregated": True}).effective()
+    d = s.raw.model_copy(update={**_ONE_LAYOUT, "disaggregated": True}).effective()
     ps = pool(d, "prefill")
     pg = prefill_gpus(d)
     try:

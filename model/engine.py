@@ -58,16 +58,17 @@ import numpy as np
 
 from model import launch, memory, roofline, speculative, steplog
 from model.decode import (
-    allreduce_s,
+    comm_s,
     dense_matmul_params,
     draft_s,
+    expert_bytes_per_gpu,
     launch_s,
     mla_overhead_s,
     moe_bw_efficiency,
     moe_flops_s,
     moe_overhead_s,
     peaks,
-    weights_read_bytes,
+    weights_bytes_per_gpu,
 )
 from model.scenario import Scenario
 from model.steplog import StepLog
@@ -128,7 +129,8 @@ class StepModel:
         self.host_seq_s = s.host_us_per_seq * US
         self.q = speculative.verify_tokens(s)
         # the API server streams each step's tokens: a step's n tokens take it n × this [s]
-        self.api_s = s.api_us_per_token * US / max(s.api_server_count, 1)
+        # (with data-parallel ranks the API servers stream every rank's tokens: d × this)
+        self.api_s = s.data_parallel * s.api_us_per_token * US / api_servers(s)
         # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
         self.window = float(m.sliding_window or 0) if m.sliding_window_layers else 0.0
         self.window_frac = (m.sliding_window_layers or 0) / m.layers if self.window else 0.0
@@ -140,29 +142,18 @@ class StepModel:
 
     # decode-only steps: the terms of model.decode.sweep for every batch n
     def _decode_parts(self, b: np.ndarray) -> dict:
-        s, m = self.s, self.s.model
+        s = self.s
         _, peak, bw = peaks(s)
         # speculative decoding: every sequence verifies q = k + 1 tokens (model.decode.sweep)
         q = self.q
         tok = b * q
         graph = launch.in_graph(tok, s.capture_sizes, s.cuda_graphs)
         padded = np.where(graph, launch.padded_batch(np.maximum(tok, 1), s.capture_sizes), tok)
-        w = weights_read_bytes(s, np.maximum(tok, 1)) / s.gpus
+        # per GPU, data-parallel ranks' experts spread as model.decode.weights_bytes_per_gpu
+        w = weights_bytes_per_gpu(s, np.maximum(tok, 1))
         moe_eff = moe_bw_efficiency(s)
         if moe_eff is not None:
-            expert = (
-                roofline.weights_bytes(
-                    roofline.expert_params_read(
-                        np.maximum(tok, 1),
-                        m.params_b * 1e9,
-                        m.active * 1e9,
-                        m.experts,
-                        m.experts_per_token,
-                    ),
-                    s.bytes_per_param,
-                )
-                / s.gpus
-            )
+            expert = expert_bytes_per_gpu(s, np.maximum(tok, 1))
             w_s = roofline.memory_time(w - expert, bw, s.bw_efficiency) + roofline.memory_time(
                 expert, bw, moe_eff
             )
@@ -175,7 +166,7 @@ class StepModel:
             # attention FLOPs run on the padded tokens (model.decode.sweep): ctx × padded / n
             "attn_scale": np.where(b > 0, padded / np.maximum(b, 1), 1.0),
             "lin_s": padded * self.dec_lin_s + _moe(s, padded),
-            "comm_s": allreduce_s(s, padded),
+            "comm_s": comm_s(s, padded),
             "launch_s": t_launch,
             # the drafter's k steps run before the verify (model.decode.draft_s)
             "host_s": self.host_s + b * self.host_seq_s + fixed * (b > 0) + draft_s(s, b),
@@ -185,12 +176,12 @@ class StepModel:
     def _mixed_parts(self, t: np.ndarray) -> dict:
         s = self.s
         _, peak, bw = peaks(s)
-        w = weights_read_bytes(s, np.maximum(t, 1)) / s.gpus
+        w = weights_bytes_per_gpu(s, np.maximum(t, 1))
         _, t_launch = launch_s(s, t)
         return {
             "w_s": roofline.memory_time(w, bw, s.bw_efficiency),
             "moe_s": _moe(s, t),
-            "comm_s": allreduce_s(s, t),
+            "comm_s": comm_s(s, t),
             "launch_s": t_launch,
         }
 
@@ -515,6 +506,10 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     each sequence.
     """
     s = s.effective()
+    # data-parallel ranks: each serves its share of the requests with its own scheduler and KV
+    # cache, in steps whose MoE layers carry every rank's tokens (model.decode.moe_ranks); one
+    # rank is simulated and figures() scales its throughput to the replica
+    wl = rank_share(wl, s.data_parallel)
     N = len(wl.arrival_s)
     prompts = np.asarray(wl.prompt_tokens, dtype=np.int64)
     outputs = np.maximum(np.asarray(wl.output_tokens, dtype=np.int64), 1)
@@ -542,8 +537,12 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         units, reserve = outputs, None
     # the API server turns requests into engine requests one after another (chat template,
     # tokenisation): a FIFO of ``frontend_us_per_token`` × prompt per request
-    fe_svc = (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS) / max(
-        s.api_server_count, 1
+    # (one rank's requests share the API servers with the other data-parallel ranks': each
+    # takes d times its own service time of the servers' capacity)
+    fe_svc = (
+        s.data_parallel
+        * (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS)
+        / api_servers(s)
     )
     # the rest of the front-end time is latency that overlaps other requests' (HTTP, hops)
     fe_lat = np.maximum(front - fe_svc, 0.0)
@@ -1162,6 +1161,50 @@ def _stats(values: np.ndarray, weights: np.ndarray | None = None) -> tuple:
     return (mean, *map(float, _weighted_percentiles(values, weights, (50, 90, 99))))
 
 
+def api_servers(s: Scenario) -> int:
+    """API-server processes in effect: ``api_server_count``, and at least one per
+    data-parallel rank where the engine starts them so (vLLM V1; the profile's
+    ``api_servers_per_dp_rank``); SGLang's one front end streams every rank's tokens.
+
+    References
+    ----------
+    .. [1] vLLM ``entrypoints/cli/serve.py``: with internal load balancing and
+       ``--api-server-count`` unset, ``args.api_server_count = args.data_parallel_size``.
+    .. [2] SGLang ``srt/entrypoints/engine.py``: one TokenizerManager and one
+       DetokenizerManager beside the data-parallel controller's schedulers.
+    """
+    per_rank = s.data_parallel if s.engine_figures.api_servers_per_dp_rank else 1
+    return max(s.api_server_count, per_rank, 1)
+
+
+def rank_share(wl: Workload, ranks: int) -> Workload:
+    """The requests one of ``ranks`` data-parallel ranks serves: every ``ranks``-th in arrival
+    order (a round-robin front end), the clients' concurrency split alike; ``wl`` itself for
+    one rank.
+
+    References
+    ----------
+    .. [1] vLLM docs, "Data Parallel Deployment": each rank has its own scheduler and KV cache,
+       and the API server balances requests over the ranks.
+    """
+    if ranks <= 1:
+        return wl
+
+    def part(a):
+        return None if a is None else np.asarray(a)[::ranks]
+
+    conc = None if wl.max_concurrency is None else max(-(-wl.max_concurrency // ranks), 1)
+    return Workload(
+        part(wl.arrival_s),
+        part(wl.prompt_tokens),
+        part(wl.output_tokens),
+        conc,
+        part(wl.prefix_group),
+        part(wl.prefix_tokens),
+        part(wl.kv_ready_tokens),
+    )
+
+
 def figures(sim: dict, s: Scenario) -> dict:
     """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
 
@@ -1214,21 +1257,23 @@ def figures(sim: dict, s: Scenario) -> dict:
             itl_v = np.concatenate([itl_v, stalled / MS])
             itl_w = np.concatenate([itl_w, sim["itl_stall_tokens"]])
         itl_stats = _stats(itl_v, itl_w)
+    # one data-parallel rank was simulated (rank_share): the replica serves d times its rate
+    d = s.data_parallel
     out: dict = {
-        "completed": int(n),
+        "completed": int(n) * d,
         "duration": duration,
-        "total_input_tokens": int(in_tok.sum()),
-        "total_output_tokens": int(out_tok.sum()),
-        "request_throughput": n / duration,
-        "output_throughput": float(out_tok.sum()) / duration,
-        "total_token_throughput": float(out_tok.sum() + in_tok.sum()) / duration,
+        "total_input_tokens": int(in_tok.sum()) * d,
+        "total_output_tokens": int(out_tok.sum()) * d,
+        "request_throughput": d * n / duration,
+        "output_throughput": d * float(out_tok.sum()) / duration,
+        "total_token_throughput": d * float(out_tok.sum() + in_tok.sum()) / duration,
     }
     for name, values in (("ttft", ttft), ("tpot", tpot), ("itl", None), ("e2el", e2el)):
         stats = itl_stats if values is None else _stats(values)  # vLLM's order
         for k, value in zip(("mean", "median", "p90", "p99"), stats, strict=True):
             out[f"{k}_{name}_ms"] = value
     good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
-    out["goodput"] = float(good.sum()) / duration
+    out["goodput"] = d * float(good.sum()) / duration
     out["slo_met_share"] = float(good.mean()) if n else 0.0
     cap = max(sim["kv_blocks"], 1)
     if streamed:

@@ -148,6 +148,12 @@ class EngineFigures(BaseModel):
     prefix_caching: bool = Field(
         False, description="the engine caches prompt prefixes by default (block hashes, LRU)"
     )
+    api_servers_per_dp_rank: bool = Field(
+        False,
+        description="with data-parallel ranks the engine starts one API-server process per "
+        "rank unless told otherwise (vLLM V1); false: one front end streams every rank's "
+        "tokens (SGLang's TokenizerManager and DetokenizerManager)",
+    )
     mixed_prefill: bool = Field(
         True,
         description="a step's prefill chunks ride with the running decodes (vLLM V1); false: "

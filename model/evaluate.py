@@ -65,6 +65,11 @@ def evaluate(
         },
         "decode": {
             "batch": s.batch,
+            # the layout (issue 42 §3): a data-parallel rank's step, its batch per rank, the
+            # tokens_per_s of all ranks; the replica's GPUs
+            "data_parallel": s.data_parallel,
+            "expert_parallel": s.expert_parallel,
+            "replica_gpus": s.replica_gpus,
             "padded_batch": int(one["padded_batch"]),
             "launches": int(one["launches"]),
             "t_memory_ms": float(one["t_memory_s"]) / MS,

@@ -159,6 +159,28 @@ def max_batch(usable_per_gpu, kv_bytes_per_seq_per_gpu):
     return np.where(usable > 0, np.floor(usable / kv_bytes_per_seq_per_gpu), 0).astype(int)
 
 
+def weights_on_gpu(s: Scenario, weights: float) -> float:
+    """One GPU's share of ``weights`` bytes of the model [B]: ``weights / gpus`` (tensor
+    parallel); with data-parallel ranks on a mixture of experts, each rank's GPUs hold the
+    shared part (attention, shared experts, embeddings) and the routed experts are spread over
+    all ``gpus × data_parallel`` GPUs (:func:`model.decode.moe_ranks`'s rule, restated here as
+    this module cannot import that one).
+
+    References
+    ----------
+    .. [1] vLLM docs, "Data Parallel Deployment": attention weights are replicated across the
+       data-parallel ranks; the expert layers form one group of size DP × TP.
+    """
+    m = s.model
+    if not m.experts or s.data_parallel == 1:
+        return weights / s.gpus
+    routed = roofline.expert_params_read(
+        float("inf"), m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    share = float(routed) / (m.params_b * 1e9)  # the routed experts' share of the weights
+    return weights * (1 - share) / s.gpus + weights * share / (s.gpus * s.data_parallel)
+
+
 def drafter_kv_bytes_per_token(s: Scenario) -> float:
     """KV-cache bytes per token a speculative drafter keeps beside the target's [B]: its own
     layers' (:func:`kv_bytes_per_token` of :func:`model.speculative.drafter_scenario`); 0
@@ -187,14 +209,13 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     # (model.speculative): the cache holds the target's and the drafter's KV of every token
     drafter = speculative.drafter_weights_bytes(s)
     target = s.weights_bytes
-    weights = target + drafter
     kv_tok = kv_bytes_per_token(s) + drafter_kv_bytes_per_token(s)
     shards = kv_shards_of(s)
     graphs = launch.graphs_captured(s.cuda_graphs, s.capture_sizes)
     graph_mem = float(launch.graph_memory(graphs, s.graph_mb_per_graph * 1e6))
     capacity = hw.memory_gb * GIB
     reserve = engine_reserve_bytes(s)
-    weights_per_gpu = weights / s.gpus
+    weights_per_gpu = weights_on_gpu(s, target) + drafter / s.gpus
     usable = usable_bytes_per_gpu(capacity, s.gpu_memory_utilization, weights_per_gpu, graph_mem)
     kv_budget = float(usable) - reserve
     ctx = max(s.context_tokens, 1)

@@ -12,14 +12,14 @@ import numpy as np
 
 from model import memory, roofline
 from model.decode import (
-    allreduce_s,
     at_batch,
+    comm_s,
     dense_matmul_params,
     launch_s,
     matmul_params,
     moe_flops_s,
     peaks,
-    weights_read_bytes,
+    weights_bytes_per_gpu,
 )
 from model.scenario import Scenario
 from model.units import MS, TERA
@@ -77,9 +77,9 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
     """
     m = s.model
     _, peak, bw = peaks(s)
-    w_bytes = weights_read_bytes(s, sizes)
     kv_bytes = kv_tokens * memory.kv_bytes_per_token(s)
-    bytes_per_gpu = w_bytes / s.gpus + kv_bytes / memory.kv_shards_of(s)
+    # data-parallel ranks' experts spread over the replica (model.decode.weights_bytes_per_gpu)
+    bytes_per_gpu = weights_bytes_per_gpu(s, sizes) + kv_bytes / memory.kv_shards_of(s)
     flops = prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
     moe_flops = moe_flops_s(s, sizes)
     if moe_flops is None:
@@ -90,7 +90,7 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
         )
         t_cmp = roofline.compute_time(dense / s.gpus, peak, s.prefill_efficiency) + moe_flops
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
-    t_comm = allreduce_s(s, sizes)
+    t_comm = comm_s(s, sizes)
     _, t_launch = launch_s(s, sizes)
     t_step = np.maximum(np.maximum(t_cmp, t_mem) + t_comm, t_launch)
     return {

@@ -279,6 +279,20 @@ class Scenario(BaseModel):
         description="serving-engine profile (`presets/engines.yaml`): `ideal` (the seeds' datasheet physics), `vllm` (V1), `vllm-v0`, `sglang`; `id@version` pins a revision, and every link names it",
     )
     gpus: int = Field(4, ge=1, le=64, description="GPUs per replica (tensor-parallel degree)")
+    data_parallel: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="data-parallel ranks per replica (vLLM --data-parallel-size): each rank "
+        "`gpus` GPUs with its own batch, scheduler and KV cache; a mixture of experts spreads its "
+        "experts over all `gpus` × `data_parallel` GPUs (at most 64)",
+    )
+    expert_parallel: bool = Field(
+        False,
+        description="mixture-of-experts models: whole experts on each GPU, spread over the "
+        "replica's GPUs (vLLM --enable-expert-parallel), instead of every expert sliced "
+        "across them",
+    )
     weights_dtype: WeightsDtype = Field(
         "fp8",
         description="`fp32` `bf16` `fp16` `fp8` `int8` `int4` `fp4` (fp4 needs FP4 or FP8 tensor cores: Blackwell, or Hopper's weight-only kernels), or `auto` = the checkpoint's (the model preset's `checkpoint_dtype`: gpt-oss `fp4`, DeepSeek-V3/R1 `fp8`, the rest `bf16`). A link or `--set` that names another `model` without a dtype takes `auto`; the sidebar says which the checkpoint stores",
@@ -749,6 +763,44 @@ class Scenario(BaseModel):
             )
         return value
 
+    @field_validator("data_parallel")
+    @classmethod
+    def _ranks_fit(cls, value, info):
+        tp = info.data.get("gpus")
+        if tp is not None and tp * value > 64:
+            raise ValueError(
+                f"gpus {tp} × data_parallel {value} = {tp * value} GPUs; a replica has at "
+                f"most 64: accepted, an integer from 1 to {max(64 // tp, 1)}"
+            )
+        return value
+
+    @field_validator("expert_parallel")
+    @classmethod
+    def _experts_to_spread(cls, value, info):
+        m, tp, dp = info.data.get("model"), info.data.get("gpus"), info.data.get("data_parallel")
+        if not value or m is None:
+            return value
+        if not m.experts:
+            raise ValueError(
+                f"{m.name} is a dense model: it has no experts to spread; accepted here: false"
+            )
+        if tp is not None and dp is not None and tp * dp > m.experts:
+            raise ValueError(
+                f"{tp * dp} GPUs (gpus × data_parallel) for {m.experts} experts: each GPU needs "
+                f"at least one; accepted: true with at most {m.experts} GPUs, or false"
+            )
+        return value
+
+    @field_validator("disaggregated")
+    @classmethod
+    def _one_layout(cls, value, info):
+        if value and (info.data.get("data_parallel") or 1) > 1:
+            raise ValueError(
+                "disaggregated pools with data-parallel ranks are not modelled; accepted: "
+                "false while data_parallel is above 1 (or set data_parallel=1)"
+            )
+        return value
+
     @field_validator("draft_model")
     @classmethod
     def _draft_fits_target(cls, value, info):
@@ -935,11 +987,11 @@ class Scenario(BaseModel):
 
     @property
     def replica_gpus(self) -> int:
-        """GPUs of one replica: ``gpus``, or with ``disaggregated`` its prefill and decode
-        pools' (``prefill_gpus`` × ``prefill_instances`` + ``decode_gpus`` ×
-        ``decode_instances``, each ``auto`` GPUs per instance being ``gpus``)."""
+        """GPUs of one replica: ``gpus`` × ``data_parallel``, or with ``disaggregated`` its
+        prefill and decode pools' (``prefill_gpus`` × ``prefill_instances`` + ``decode_gpus``
+        × ``decode_instances``, each ``auto`` GPUs per instance being ``gpus``)."""
         if not self.disaggregated:
-            return self.gpus
+            return self.gpus * self.data_parallel
         pg = self.prefill_gpus or self.gpus
         dg = self.decode_gpus or self.gpus
         return pg * self.prefill_instances + dg * self.decode_instances

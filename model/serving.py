@@ -357,11 +357,29 @@ PARETO_DTYPES = ("bf16", "fp8", "int4")
 PARETO_SEQS = (8, 32, 128, 512)
 
 
+def pareto_layouts(s: Scenario) -> list[tuple[int, int, bool]]:
+    """The (tensor parallel, data parallel, expert parallel) layouts the Pareto sweep tries:
+    TP 1-8, and for a mixture of experts the same GPU counts as data-parallel ranks of one GPU
+    with the experts spread whole over them (vLLM's ``-dp N --enable-expert-parallel``, SGLang's
+    DP attention with EP; issue 42, section 3)."""
+    out = [(tp, 1, False) for tp in PARETO_TP]
+    if s.model.experts:
+        out += [(1, n, True) for n in PARETO_TP if 1 < n <= s.model.experts]
+    return out
+
+
+def layout_name(tp: int, dp: int, ep: bool) -> str:
+    """ "TP 8", "DP 8 · EP", "TP 2 × DP 4 · EP": a layout as the Pareto chart names it."""
+    parts = ([f"TP {tp}"] if tp > 1 or dp == 1 else []) + ([f"DP {dp}"] if dp > 1 else [])
+    return " × ".join(parts) + (" · EP" if ep else "")
+
+
 def pareto(s: Scenario) -> list[dict]:
     """Output tok/s per GPU against tok/s per user over the configurations a user would try:
-    tensor-parallel degree, weights dtype and ``max_num_seqs`` (SPEC 4.6), and disaggregated
-    prefill and decode pools in the scenario's dtype (:func:`model.disagg.pareto_points`,
-    ``disaggregated`` True).
+    tensor-parallel degree, weights dtype and ``max_num_seqs`` (SPEC 4.6), for a mixture of
+    experts data-parallel ranks with expert parallelism (:func:`pareto_layouts`), and
+    disaggregated prefill and decode pools in the scenario's dtype
+    (:func:`model.disagg.pareto_points`, ``disaggregated`` True).
 
     Each point is a closed-loop run at concurrency ``max_num_seqs`` (every slot busy, as a
     saturating benchmark at that concurrency): per GPU = ``output_throughput`` / GPUs; per user
@@ -380,25 +398,32 @@ def pareto(s: Scenario) -> list[dict]:
         return [dict(p) for p in _PARETOS[key]]
     agg = disagg.aggregated(s)  # the one-engine points; the disaggregated ones below
     points = []
-    for tp in PARETO_TP:
+    for tp, dp, ep in pareto_layouts(s):
         for dtype in PARETO_DTYPES:
             for seqs in PARETO_SEQS:
                 try:
-                    v = agg.with_dtype(dtype, gpus=tp, max_num_seqs=seqs)
-                    n = int(min(max(3 * seqs, 48), 600))
+                    v = agg.with_dtype(
+                        dtype, gpus=tp, data_parallel=dp, expert_parallel=ep, max_num_seqs=seqs
+                    )
+                    # every rank at its max_num_seqs: the rank simulated sees n / dp requests
+                    n = int(min(max(3 * seqs, 48), 600)) * dp
                     runner = _Runner(v, n)
                 except (DoesNotFit, ValueError):
                     continue
-                f = runner.at("inf", max_concurrency=seqs)
+                f = runner.at("inf", max_concurrency=seqs * dp)
                 if not f["mean_tpot_ms"]:
                     continue
                 points.append(
                     {
-                        "gpus": tp,
+                        "gpus": tp * dp,
+                        "tp": tp,
+                        "data_parallel": dp,
+                        "expert_parallel": ep,
+                        "layout": layout_name(tp, dp, ep),
                         "weights_dtype": dtype,
                         "max_num_seqs": seqs,
                         "disaggregated": False,
-                        "tokens_per_s_per_gpu": f["output_throughput"] / tp,
+                        "tokens_per_s_per_gpu": f["output_throughput"] / (tp * dp),
                         "tokens_per_s_per_user": 1000.0 / f["mean_tpot_ms"],
                         "mean_ttft_ms": f["mean_ttft_ms"],
                         "mean_tpot_ms": f["mean_tpot_ms"],

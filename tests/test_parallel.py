@@ -1,0 +1,122 @@
+"""Attention data parallelism and expert parallelism (issue 42, section 3): the replica's GPUs,
+the weights and KV per GPU of a data-parallel rank (hand calculations from the model's
+parameters), the experts every rank's tokens touch, the simulator's rank share and scaling, the
+API servers per engine, the Pareto layouts, the keys' bad input and the page."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from model import decode, memory, roofline, serving
+from model.errors import ScenarioError
+
+
+def test_replica_gpus_are_tp_times_dp(scenario):
+    assert scenario(model="deepseek-r1", hardware="h200", gpus=2, data_parallel=4).replica_gpus == 8
+    assert scenario(gpus=4).replica_gpus == 4
+
+
+def test_weights_per_gpu_by_hand(scenario):
+    # DeepSeek-R1: 671 B parameters, 37 B active; the routed experts' share is spread over all
+    # 8 GPUs, the rest (attention, shared experts, embeddings) is each rank's, on its 1 GPU
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    m = s.model
+    routed = float(
+        roofline.expert_params_read(
+            float("inf"), m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+        )
+    )
+    w = s.weights_bytes
+    share = routed / (m.params_b * 1e9)
+    assert memory.weights_on_gpu(s, w) == pytest.approx(w * (1 - share) + w * share / 8)
+    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8).effective()
+    assert memory.weights_on_gpu(tp8, w) == pytest.approx(w / 8)
+    # a rank replicates the shared part: more weights per GPU than TP8, so less KV room per GPU,
+    # but each rank's KV is its own (the MLA latent is not split by TP): far more sequences
+    m_dp, m_tp = memory.memory_figures(s), memory.memory_figures(tp8)
+    assert m_dp["weights_per_gpu_gb"] > m_tp["weights_per_gpu_gb"]
+    assert m_dp["max_batch"] * 8 > 3 * m_tp["max_batch"]
+
+
+def test_a_dense_model_ranks_are_replicas(scenario):
+    # no experts: a rank's step is the one-GPU step, throughput d times one rank's
+    one = scenario(gpus=1, model="llama-3.1-8b", batch=16).effective()
+    dp = scenario(gpus=1, model="llama-3.1-8b", batch=16, data_parallel=4).effective()
+    a, b = decode.sweep(one, [16]), decode.sweep(dp, [16])
+    assert_allclose(b["t_step_s"], a["t_step_s"], rtol=1e-12)
+    assert_allclose(b["tokens_per_s"], 4 * a["tokens_per_s"], rtol=1e-12)
+    assert decode.moe_ranks(dp) == (1, 1)
+
+
+def test_every_rank_s_tokens_meet_in_the_moe_layers(scenario):
+    # DP8 with a batch of 16 per rank reads the experts 128 tokens touch, over 8 GPUs
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    m = s.model
+    touched = roofline.expert_params_read(
+        128.0, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
+    )
+    want = roofline.weights_bytes(touched, s.bytes_per_param) / 8
+    assert_allclose(decode.expert_bytes_per_gpu(s, 16.0), want, rtol=1e-12)
+    assert decode.moe_ranks(s) == (8, 8)
+    # the exchange: all ranks' tokens, more than TP8's all-reduce of one rank's batch alone
+    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8).effective()
+    assert decode.comm_s(s, 16.0) > decode.allreduce_s(tp8, 16.0) / 2
+
+
+def test_the_simulator_serves_one_rank_and_scales(scenario):
+    s = scenario(
+        model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, num_requests=400
+    ).effective()
+    wl = serving.workload(s)
+    from model.engine import rank_share
+
+    part = rank_share(wl, 8)
+    assert len(part.arrival_s) == 50
+    assert_allclose(part.arrival_s, wl.arrival_s[::8])
+    f = serving.run(s)["figures"]
+    assert f["completed"] == 400
+    assert f["total_output_tokens"] == int(np.sum(wl.output_tokens[::8])) * 8
+    cap = serving.capacity(s)
+    assert cap["gpus_per_replica"] == 8
+
+
+def test_api_servers_follow_the_engine(scenario):
+    from model.engine import api_servers
+
+    vllm = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, engine="vllm")
+    sglang = scenario(
+        model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, engine="sglang"
+    )
+    assert api_servers(vllm.effective()) == 8  # vLLM: one per rank by default
+    assert api_servers(sglang.effective()) == 1  # SGLang: one front end for every rank
+    assert api_servers(scenario(engine="vllm", api_server_count=3).effective()) == 3
+
+
+def test_pareto_has_dp_ep_layouts_for_moe_only(scenario):
+    moe = serving.pareto(scenario(model="qwen3-30b-a3b", gpus=1, num_requests=50).effective())
+    layouts = {p.get("layout") for p in moe if not p.get("disaggregated")}
+    assert {"TP 1", "TP 8", "DP 2 · EP", "DP 8 · EP"} <= layouts
+    for p in moe:
+        if p.get("data_parallel", 1) > 1:
+            assert p["gpus"] == p["tp"] * p["data_parallel"] and p["expert_parallel"]
+    dense = serving.pareto(scenario(model="llama-3.1-8b", gpus=1, num_requests=50).effective())
+    assert all(p.get("data_parallel", 1) == 1 for p in dense)
+
+
+@pytest.mark.parametrize(
+    ("pairs", "key"),
+    [
+        ({"data_parallel": "0"}, "data_parallel"),
+        ({"gpus": "8", "data_parallel": "16"}, "data_parallel"),
+        ({"expert_parallel": "true"}, "expert_parallel"),  # the default model is dense
+        ({"model": "mixtral-8x7b", "gpus": "4", "data_parallel": "4", "expert_parallel": "true"},
+         "expert_parallel"),  # 16 GPUs for 8 experts
+        ({"data_parallel": "2", "disaggregated": "true"}, "disaggregated"),
+    ],
+)  # fmt: skip
+def test_bad_input_names_the_key(scenario, pairs, key):
+    with pytest.raises(ScenarioError) as exc:
+        scenario(**pairs)
+    assert exc.value.key == key and exc.value.message
