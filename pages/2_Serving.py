@@ -43,12 +43,13 @@ if shown.r.get("fits"):
         with tabs[2]:
             groups = pareto_groups(shown.r["pareto"])
             st.multiselect(
-                "Show TP × dtype",
+                "Show layout × dtype",
                 groups,
                 key=PARETO_SHOW,
                 placeholder="all of them",
-                help="Which tensor-parallel sizes and weight dtypes the chart draws (empty: all); "
-                "a legend entry also hides its line.",
+                help="Which layouts (tensor parallel; for a mixture of experts data-parallel "
+                "ranks with expert parallelism; disaggregated pools) and weight dtypes the chart "
+                "draws (empty: all); a legend entry also hides its line.",
             )
             shown.chart("pareto")
             shown.caption("pareto_note")
@@ -63,6 +64,10 @@ if shown.r.get("fits"):
             shown.caption("disagg_note")
     if tabs[5].open:
         with tabs[5]:
+            shown.chart("parallelism")
+            shown.caption("parallel_note")
+    if tabs[6].open:
+        with tabs[6]:
             shown.downloads()
 
 serving_formulas()

@@ -120,3 +120,26 @@ def test_bad_input_names_the_key(scenario, pairs, key):
     with pytest.raises(ScenarioError) as exc:
         scenario(**pairs)
     assert exc.value.key == key and exc.value.message
+def test_serving_page_shows_the_layouts(app_page):
+    at = app_page(
+        "pages/2_Serving.py",
+        model="deepseek-r1",
+        hardware="h200",
+        gpus="1",
+        data_parallel="8",
+        expert_parallel="true",
+        num_requests="80",
+        state={"t_serving": "Parallelism", "x_serving_dp": True},
+    )
+    assert not at.exception
+    notes = " ".join(c.value for c in at.caption) + " ".join(m.value for m in at.markdown)
+    assert "DP 8 · EP" in notes and "TP 8" in notes
+    assert at.session_state["w_data_parallel"] == 8
+    assert at.session_state["w_expert_parallel"] is True
+
+
+def test_serving_page_warns_on_expert_parallel_for_a_dense_model(app_page):
+    at = app_page("pages/2_Serving.py", expert_parallel="true", num_requests="50")
+    text = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "expert_parallel" in text and "dense" in text
+    assert at.metric

@@ -19,6 +19,7 @@ from ui.text import (  # noqa: F401 - re-exported for the pages
     GLOSSARY,
     duration,
     field_name,
+    gpus_text,
     key_name,
     latency,
     md_escape,
@@ -75,7 +76,7 @@ def scenario_caption(s: Scenario, *details: str) -> None:
             [
                 spec_name(s.model, model_presets()),
                 s.weights_dtype.upper(),
-                f"{s.gpus}× {spec_name(s.hardware, hardware_presets())}",
+                f"{gpus_text(s)} {spec_name(s.hardware, hardware_presets())}",
                 *details,
             ]
         )

@@ -153,18 +153,24 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
         )
     for split in (False, True):
         one = [p for p in points if bool(p.get("disaggregated")) == split]
-        for tp in sorted({p["decode_gpus"] if split else p["gpus"] for p in one}):
+
+        def layout(p: dict) -> str:
+            return p.get("layout") or f"TP {p['gpus']}"
+
+        groups = sorted({(p["decode_gpus"], "") if split else (p["gpus"], layout(p)) for p in one})
+        for tp, lay in groups:
             for dtype in sorted({p["weights_dtype"] for p in one}):
                 pts = [
                     p
                     for p in one
-                    if (p["decode_gpus"] if split else p["gpus"]) == tp
+                    if (p["decode_gpus"] == tp if split else (p["gpus"], layout(p)) == (tp, lay))
                     and p["weights_dtype"] == dtype
                 ]
                 if not pts:
                     continue
                 pts.sort(key=lambda p: p["tokens_per_s_per_user"])
-                name = f"P/D, decode TP {tp} · {dtype}" if split else f"TP {tp} · {dtype}"
+                ep = "· EP" in lay
+                name = f"P/D, decode TP {tp} · {dtype}" if split else f"{lay} · {dtype}"
                 data.append(
                     {
                         "type": "scatter",
@@ -177,11 +183,13 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
                         "name": name,
                         "line": {
                             "color": colours.get(tp),
-                            "width": 1.5,
+                            "width": 3 if ep else 1.5,
                             "dash": "dash" if split else dashes.get(dtype),
                         },
                         "marker": {
-                            "symbol": "x" if split else symbols.get(dtype, "circle"),
+                            "symbol": "x"
+                            if split
+                            else symbols.get(dtype, "circle") + ("-open" if ep else ""),
                             "size": 10 if split else 9,
                             "color": colours.get(tp),
                         },
@@ -194,9 +202,14 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
     def is_mine(p: dict) -> bool:
         if bool(p.get("disaggregated")) != bool(current.get("disaggregated")):
             return False
-        size = "decode_gpus" if p.get("disaggregated") else "gpus"
+        if p.get("disaggregated"):
+            same = p["decode_gpus"] == current["decode_gpus"]
+        else:
+            same = p["gpus"] == current.get("gpus_total", current["gpus"]) and (
+                p.get("layout") or f"TP {p['gpus']}"
+            ) == current.get("layout", p.get("layout") or f"TP {p['gpus']}")
         return (
-            p[size] == current[size]
+            same
             and p["weights_dtype"] == current["weights_dtype"]
             and p["max_num_seqs"] == current["max_num_seqs"]
         )
@@ -254,7 +267,7 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
         where = (
             f"P/D decode TP {best['decode_gpus']}"
             if best is not None and best.get("disaggregated")
-            else f"TP {best['gpus']}"
+            else best.get("layout") or f"TP {best['gpus']}"
             if best is not None
             else ""
         )
@@ -436,3 +449,30 @@ def disagg_figure(view: dict, rate: float | None):
         )
     ]
     return figure(data, add_marks(layout, marks, span=(0.0, x[-1])))
+
+
+def parallel_figure(curves: list[dict], max_num_seqs: int):
+    """Replica output tok/s against the sequences in flight (all ranks) for each layout of
+    the replica's GPUs (issue 42 §3): tensor parallel, with expert parallelism, data-parallel
+    ranks; each line ends at the most its KV cache holds, the per-rank ``max_num_seqs`` marked."""
+    colours = [BLUE, ORANGE, GREEN, VERMILLION, "#777777"]
+    data = []
+    for i, c in enumerate(x for x in curves if x["fits"]):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": as_list(c["sequences"]),
+                "y": _finite(c["tokens_per_s"]),
+                "name": f"{c['layout']} ({c['gpus']} GPUs)",
+                "line": {"color": colours[i % len(colours)], "width": 2},
+                "hovertemplate": "%{x:,} sequences: %{y:,.0f} tok/s<extra>%{fullData.name}</extra>",
+            }
+        )
+    layout = base_layout(
+        "Decode throughput of the replica's GPUs by layout, against the sequences in flight",
+        legend_rows=2,
+        xaxis={"title": {"text": "sequences in flight (all ranks)"}, "type": "log"},
+        yaxis={"title": {"text": "output tok/s (one replica)"}, "rangemode": "tozero"},
+    )
+    return figure(data, layout)

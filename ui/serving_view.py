@@ -214,6 +214,15 @@ def controls(s: Scenario) -> None:
             )
 
     box = st.expander(
+        "Data and expert parallelism",
+        key="x_serving_dp",
+        on_change="rerun",
+    )
+    if box.open:  # built only while open
+        with box:
+            _parallel_controls(s)
+
+    box = st.expander(
         "Prefill/decode disaggregation",
         key="x_serving_pd",
         on_change="rerun",
@@ -383,4 +392,42 @@ def _disaggregation_controls(s: Scenario) -> None:
         help="kv_transfer_gb_s: how fast a prompt's KV cache moves from a prefill to a decode "
         "instance, above 0. Empty: the interconnect's (NVLink inside a node of 8 GPUs, a 400 "
         "Gb/s RDMA NIC per GPU across nodes), over the ranks that hold the KV's shards.",
+    )
+
+
+def _parallel_controls(s: Scenario) -> None:
+    """The two keys of attention data parallelism and expert parallelism (issue 42 §3)."""
+    moe = bool(s.model.experts)
+    f = st.columns([1, 1, 3])
+    field_widget(
+        f[0].number_input,
+        "Data-parallel ranks",
+        "data_parallel",
+        s.data_parallel,
+        step=1,
+        help="data_parallel (vllm serve --data-parallel-size): ranks of `gpus` GPUs each, every "
+        "one with its own batch, scheduler and KV cache; a mixture of experts spreads its "
+        "experts over all the ranks' GPUs and its MoE layers exchange every rank's tokens. A "
+        "replica is gpus × data_parallel GPUs (at most 64).",
+    )
+    field_widget(
+        f[1].toggle,
+        "Expert parallelism",
+        "expert_parallel",
+        s.expert_parallel,
+        disabled=not moe and not s.expert_parallel,
+        help="expert_parallel (--enable-expert-parallel): whole experts on each GPU, spread "
+        "over the replica's GPUs, instead of every expert sliced across them. Mixture-of-"
+        "experts models only.",
+    )
+    f[2].caption(
+        f"A replica is {s.gpus} × {s.data_parallel} = {s.gpus * s.data_parallel} GPUs. "
+        + (
+            f"{s.model.name} has {s.model.experts} experts, {s.model.experts_per_token} per "
+            "token: with data-parallel ranks its attention runs per rank (the MLA latent is not "
+            "split) and its MoE layers carry every rank's tokens."
+            if moe
+            else f"{s.model.name} is dense: its data-parallel ranks are independent replicas "
+            "behind one server, and expert parallelism does not apply."
+        )
     )

@@ -75,7 +75,7 @@ def scenario_label(s, batch: bool = True) -> str:
     Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1" (without the batch where
     ``batch`` is False: a lens that does not read it)."""
     s = s.effective()
-    parts = [s.model.name, s.weights_dtype.upper(), f"{s.gpus}× {s.hardware.name}"]
+    parts = [s.model.name, s.weights_dtype.upper(), f"{gpus_text(s)} {s.hardware.name}"]
     parts.append(s.engine_profile.name)
     if batch:
         parts.append(f"batch {s.batch:,}")
@@ -100,6 +100,19 @@ SOURCE_TITLES = {
     "cold_start": "*Speeding up model cold start: from minutes to seconds* (blog post, "
     "Cuda-Graphs on lo0)",
 }
+
+
+def gpus_text(s) -> str:
+    """A replica's GPUs in a caption: "4×"; with data-parallel ranks "8× (TP 4 × DP 2, EP)";
+    disaggregated "12× (1P×4 + 2D×4)"."""
+    if getattr(s, "disaggregated", False):
+        pg, dg = s.prefill_gpus or s.gpus, s.decode_gpus or s.gpus
+        return f"{s.replica_gpus}× ({s.prefill_instances}P×{pg} + {s.decode_instances}D×{dg})"
+    if s.data_parallel == 1:
+        return f"{s.gpus}×" + (" (EP)" if s.expert_parallel else "")
+    ep = ", EP" if s.expert_parallel else ""
+    return f"{s.replica_gpus}× (TP {s.gpus} × DP {s.data_parallel}{ep})"
+
 
 #: a scenario key as the pages name it (the widget's label, in words): the sidebar's
 #: "Modified from …" line and the lists of settings that override the engine's
@@ -139,6 +152,8 @@ KEY_NAMES = {
     "prefix_caching": "prefix caching",
     "shared_prefix_tokens": "shared prefix tokens",
     "prefix_groups": "prefix groups",
+    "data_parallel": "data-parallel ranks",
+    "expert_parallel": "expert parallelism",
     "speculative": "speculative decoding",
     "num_speculative_tokens": "draft tokens per step",
     "spec_acceptance": "draft acceptance rate",

@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
+import numpy as np
 import pandas as pd
 
 from model import codecs, serving, spec_gain, speculative
+from model.memory import memory_figures
 from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
@@ -67,7 +69,14 @@ def _replicas_help(v: View) -> str:
         return "One replica misses the SLO even at light load: no number of replicas meets it."
     return (
         f"⌈{float(s.request_rate):g} req/s ÷ {cap['max_request_rate']:.3g} req/s per replica⌉; "
-        f"each replica is {s.gpus} GPU(s) (tensor parallel {s.gpus})."
+        f"each replica is {s.replica_gpus} GPU(s) ("
+        + (
+            f"{s.prefill_instances} prefill and {s.decode_instances} decode instances)."
+            if s.disaggregated
+            else f"tensor parallel {s.gpus} × {s.data_parallel} data-parallel ranks)."
+            if s.data_parallel > 1
+            else f"tensor parallel {s.gpus})."
+        )
     )
 
 
@@ -284,17 +293,18 @@ def pareto_group(p: dict) -> str:
     disaggregated point ``P/D, decode TP 4 · fp8``."""
     if p.get("disaggregated"):
         return f"P/D, decode TP {p['decode_gpus']} · {p['weights_dtype']}"
-    return f"TP {p['gpus']} · {p['weights_dtype']}"
+    return f"{p.get('layout') or 'TP ' + str(p['gpus'])} · {p['weights_dtype']}"
 
 
 def pareto_groups(points: list[dict]) -> list[str]:
-    """The groups of the Pareto sweep (:func:`pareto_group`), one engine's first."""
-    return sorted({pareto_group(p) for p in points}, key=_group_order)
-
-
-def _group_order(name: str) -> tuple:
-    tp, _, dtype = name.partition(" · ")
-    return (tp.startswith("P/D"), int(tp.split()[-1]), dtype)
+    """The groups of the Pareto sweep (:func:`pareto_group`): one engine's by GPUs, the
+    data-parallel layouts after, the disaggregated last."""
+    order = {}
+    for p in points:
+        kind = 2 if p.get("disaggregated") else 1 if p.get("data_parallel", 1) > 1 else 0
+        size = p["decode_gpus"] if p.get("disaggregated") else p["gpus"]
+        order[pareto_group(p)] = (kind, size, p["weights_dtype"])
+    return sorted(order, key=order.get)
 
 
 def pareto_config(p: dict) -> str:
@@ -305,7 +315,8 @@ def pareto_config(p: dict) -> str:
             f"{p['prefill_gpus_per_decode_instance']:.2g} prefill GPUs, {p['weights_dtype']}, "
             f"max_num_seqs {p['max_num_seqs']}"
         )
-    return f"TP {p['gpus']}, {p['weights_dtype']}, max_num_seqs {p['max_num_seqs']}"
+    layout = p.get("layout") or f"TP {p['gpus']}"
+    return f"{layout}, {p['weights_dtype']}, max_num_seqs {p['max_num_seqs']}"
 
 
 def _shown_points(v: View) -> list[dict]:
@@ -333,6 +344,8 @@ def _pareto(v: View):
             "max_num_seqs": s.max_num_seqs,
             "disaggregated": s.disaggregated,
             "decode_gpus": s.decode_gpus or s.gpus,
+            "layout": serving.layout_name(s.gpus, s.data_parallel, s.expert_parallel),
+            "gpus_total": s.replica_gpus,
         },
         1000.0 / float(s.tpot_slo_ms),
     )
@@ -522,6 +535,100 @@ def _disagg_note(v: View) -> str | None:
     )
 
 
+def _parallel_variants(s) -> list[tuple[str, object]]:
+    """The layouts of the replica's GPUs the Parallelism view compares: tensor parallel over
+    all of them, the same with expert parallelism, data-parallel ranks of one GPU (with expert
+    parallelism for a mixture of experts), and the scenario's own layout."""
+    g = s.replica_gpus if not s.disaggregated else s.gpus
+    moe = bool(s.model.experts)
+    base = s.raw.model_copy(update={"disaggregated": False})
+    want = [(g, 1, False)]
+    if moe and g <= s.model.experts:
+        want += [(g, 1, True), (1, g, True)]
+    elif g > 1:
+        want.append((1, g, False))
+    own = (s.gpus, s.data_parallel, s.expert_parallel)
+    if not s.disaggregated and own not in want:
+        want.append(own)
+    out = []
+    for tp, dp, ep in want:
+        try:
+            v = base.model_copy(
+                update={"gpus": tp, "data_parallel": dp, "expert_parallel": ep}
+            ).effective()
+        except ValueError:
+            continue
+        out.append((serving.layout_name(tp, dp, ep), v))
+    return out
+
+
+def _parallel_curves(s) -> list[dict]:
+    """Each layout's replica output tok/s against the sequences in flight (all ranks), up to
+    the most its KV cache holds (model.decode.sweep per rank; model.memory per rank)."""
+    from model import decode
+
+    curves = []
+    for name, v in _parallel_variants(s):
+        mem = memory_figures(v)
+        if not mem["weights_fit"]:
+            curves.append({"layout": name, "fits": False})
+            continue
+        d = v.data_parallel
+        top = max(int(mem["max_batch"]), 1) * d
+        total = np.unique(np.rint(np.geomspace(d, max(top, d), 60)).astype(int))
+        per_rank = np.maximum(total // d, 1)
+        sw = decode.sweep(v, per_rank)
+        curves.append(
+            {
+                "layout": name,
+                "fits": True,
+                "gpus": v.replica_gpus,
+                "sequences": total,
+                "tokens_per_s": sw["tokens_per_s"],
+                "tpot_ms": sw["t_token_s"] * 1e3,
+                "max_sequences": top,
+            }
+        )
+    return curves
+
+
+def _parallel(v: View):
+    curves = _parallel_curves(v.s)
+    return serving_charts.parallel_figure(curves, int(v.s.max_num_seqs))
+
+
+def _parallel_note(v: View) -> str | None:
+    s = v.s
+    curves = [c for c in _parallel_curves(s) if c["fits"]]
+    if not curves:
+        return "No layout of these GPUs holds the model."
+    tops = ", ".join(
+        f"{c['layout']}: {float(c['tokens_per_s'][-1]):,.0f} tok/s at its most "
+        f"{c['max_sequences']:,} sequences ({float(c['tpot_ms'][-1]):.0f} ms per token)"
+        for c in curves
+    )
+    moe = bool(s.model.experts)
+    why = (
+        "Data-parallel ranks each read the attention and shared weights and only their own "
+        "sequences' KV (an MLA latent is not split by tensor parallelism, so TP copies it to "
+        "every GPU); their MoE layers carry every rank's tokens over the experts spread on all "
+        "GPUs and exchange them each layer. So DP with EP holds more sequences and wins at "
+        "large batches; TP wins at small ones, where the replicated weights and the exchange "
+        "cost more than they save."
+        if moe
+        else "A dense model's data-parallel ranks are replicas behind one server: each reads "
+        "all the weights, so TP over the same GPUs is faster per sequence and DP holds more "
+        "sequences only where TP's KV cache is the limit."
+    )
+    return (
+        f"The replica's {curves[0]['gpus']} GPUs laid out as {len(curves)} layouts, decode "
+        f"only (the step physics of the other lenses; the Serving run and the Pareto front "
+        f"simulate them): {tops}. {why} The step model's exchange is vLLM's default "
+        "all-gather and reduce-scatter; it does not model DeepEP's kernels, the dual-batch "
+        "overlap or expert load imbalance (docs/parallelism.md)."
+    )
+
+
 def _sweep_table(v: View) -> pd.DataFrame:
     return pd.DataFrame(v.r["sweep"]) if _fits(v) else pd.DataFrame()
 
@@ -547,14 +654,16 @@ def _pareto_table(v: View) -> pd.DataFrame:
         else:
             variant = v.s.raw.with_dtype(
                 p["weights_dtype"],
-                gpus=p["gpus"],
+                gpus=p.get("tp", p["gpus"]),
+                data_parallel=p.get("data_parallel", 1),
+                expert_parallel=p.get("expert_parallel", False),
                 max_num_seqs=p["max_num_seqs"],
                 disaggregated=False,
             )
         rows.append(
             {
                 "front": "◆" if p["front"] else "",
-                "layout": "P/D" if p.get("disaggregated") else "one engine",
+                "layout": "P/D" if p.get("disaggregated") else p.get("layout", "TP"),
                 "gpus": round(p["gpus"], 2),
                 "weights_dtype": p["weights_dtype"],
                 "max_num_seqs": p["max_num_seqs"],
@@ -648,6 +757,7 @@ PAGE = Page(
         "Pareto front",
         "Speculative decoding",
         "Disaggregation",
+        "Parallelism",
         "Downloads",
     ),
     tab_key="t_serving",
@@ -669,6 +779,7 @@ SERVING = Lens(
         Chart("pareto", _pareto, page_baseline=False),
         Chart("speculative", _speculative, page_baseline=False),
         Chart("disaggregation", _disagg, report=False, page_baseline=False),
+        Chart("parallelism", _parallel, page_baseline=False),
     ),
     tables=(
         Table(
@@ -738,5 +849,6 @@ SERVING = Lens(
         "pareto_note": _pareto_note,
         "speculative_note": _speculative_note,
         "disagg_note": _disagg_note,
+        "parallel_note": _parallel_note,
     },
 )
