@@ -38,7 +38,7 @@ KEYS = (
     "weights_dtype", "kv_dtype", "engine", "api_server_count", "speculative",
     "num_speculative_tokens", "spec_acceptance", "spec_acceptance_length", "draft_model",
     "disaggregated", "prefill_gpus", "prefill_instances", "decode_gpus", "decode_instances",
-    "kv_transfer_gb_s",
+    "kv_transfer_gb_s", "data_parallel", "expert_parallel",
 )  # fmt: skip
 VALUES = (
     "0", "1", "-1", "2", "16", "65537", "1000000", "1e9", "1e-9", "nan", "inf", "-inf", "abc",

@@ -120,6 +120,8 @@ def test_bad_input_names_the_key(scenario, pairs, key):
     with pytest.raises(ScenarioError) as exc:
         scenario(**pairs)
     assert exc.value.key == key and exc.value.message
+
+
 def test_serving_page_shows_the_layouts(app_page):
     at = app_page(
         "pages/2_Serving.py",
@@ -143,3 +145,21 @@ def test_serving_page_warns_on_expert_parallel_for_a_dense_model(app_page):
     text = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "expert_parallel" in text and "dense" in text
     assert at.metric
+
+
+def test_published_pairs_and_the_page_agree():
+    import re
+
+    from tools import published_parallel as pp
+
+    figures, levers = pp.compare()
+    summ = pp.summary(figures, levers)
+    assert summ["held_out"]["lever"]["n"] >= 5 and summ["seen"]["lever"]["n"] >= 5
+    text = pp.PAGE.read_text(encoding="utf-8")
+    stale = "run: python -m tools.published_parallel --write"
+    line = re.search(r"\| held out: lever, DP or EP ÷ TP \| (\d+) \| ([\d.]+) % \|", text)
+    assert line, stale
+    assert int(line[1]) == summ["held_out"]["lever"]["n"], stale
+    assert float(line[2]) == pytest.approx(100 * summ["held_out"]["lever"]["median"], abs=0.11)
+    for row in pp.rows():
+        assert row["source"].startswith("http") and row["quote"], row["id"]
