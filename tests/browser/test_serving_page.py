@@ -115,3 +115,21 @@ def test_disaggregation_moves_the_figures_and_its_link_reopens(page, browser, ap
     alert.filter(has_text="decode_instances").first.wait_for(timeout=WAIT_MS)
     assert_no_exception(page)
     assert "Max rate within SLO" in shown
+
+
+def test_a_data_parallel_link_reopens_and_draws_its_layouts(page, browser, app_url):
+    # issue 42 §3: a DP x EP link reopens the same figures in a fresh context, its caption
+    # names the layout, and the Parallelism view draws the layouts of the replica's GPUs
+    query = (
+        "model=qwen3-30b-a3b&gpus=1&data_parallel=4&expert_parallel=true&request_rate=4"
+        "&num_requests=200"
+    )
+    shown = open_page(page, f"{app_url}/Serving?{query}")
+    page.get_by_text("TP 1 × DP 4, EP", exact=False).first.wait_for(timeout=WAIT_MS)
+    path, pairs = share_link(page)
+    assert ("data_parallel", "4") in pairs and ("expert_parallel", "true") in pairs
+    open_view(page, "Parallelism")
+    page.locator(".js-plotly-plot").first.wait_for(timeout=WAIT_MS)
+    page.get_by_text("DP 4 · EP", exact=False).first.wait_for(timeout=WAIT_MS)
+    assert_no_exception(page)
+    assert reopened(browser, app_url, path, pairs, shown) == shown
