@@ -252,7 +252,7 @@ def pareto_figure(points: list[dict], current: dict, target_per_user: float | No
     lo = np.floor(np.log10(min(xs))) if xs else 0.0
     hi = np.ceil(np.log10(max(xs + ([target_per_user] if target_per_user else [])))) if xs else 3.0
     layout = base_layout(
-        "Throughput per GPU against speed per user (a line per TP × dtype, labels: max_num_seqs)",
+        "Throughput per GPU against speed per user (a line per layout × dtype, labels: max_num_seqs)",
         legend_rows=3,
         xaxis={
             "title": {"text": "tok/s per user (1000 / mean TPOT)"},
