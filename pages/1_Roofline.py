@@ -9,6 +9,7 @@ from ui.formulas import roofline_formulas
 from ui.layout import (
     assumption_line,
     fit_warning,
+    parallel_notice,
     scenario_caption,
     speculative_notice,
     weights_size_notice,
@@ -27,6 +28,7 @@ shown.metrics("headline")
 shown.metrics("request")
 assumption_line(s, lens="roofline")
 speculative_notice(shown.f["decode"], shown.f["memory"], s)
+parallel_notice(s)
 decode_release_control(s)  # DeepSeek on a profile with early-2025 bands only
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and redrawn on a change

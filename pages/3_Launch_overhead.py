@@ -10,6 +10,7 @@ from ui.formulas import launch_formulas
 from ui.layout import (
     assumption_line,
     fit_warning,
+    parallel_notice,
     scenario_caption,
     speculative_notice,
     weights_size_notice,
@@ -36,6 +37,7 @@ shown.metrics("headline")
 shown.metrics("second")
 assumption_line(s, lens="launch")
 speculative_notice(shown.f["decode"], shown.f["memory"], s)
+parallel_notice(s)
 
 # Lazy tabs: only the open tab's charts and tables are built, sent and drawn, so a widget
 # change redraws one tab, not the whole page (benchmarks/NOTES-speed.md: lever 06).

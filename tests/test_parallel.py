@@ -163,3 +163,14 @@ def test_published_pairs_and_the_page_agree():
     assert float(line[2]) == pytest.approx(100 * summ["held_out"]["lever"]["median"], abs=0.11)
     for row in pp.rows():
         assert row["source"].startswith("http") and row["quote"], row["id"]
+
+
+@pytest.mark.parametrize("page", ["pages/1_Roofline.py", "pages/3_Launch_overhead.py"])
+def test_roofline_and_launch_say_whose_step_it_is(app_page, page):
+    at = app_page(
+        page, model="deepseek-r1", hardware="h200", gpus="1", data_parallel="8",
+        expert_parallel="true",
+    )  # fmt: skip
+    assert not at.exception
+    notes = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "one rank's" in notes and "all 8 ranks'" in notes

@@ -490,6 +490,36 @@ def glossary() -> None:
             st.markdown("\n".join(f"- **{term}**: {line}" for term, line in GLOSSARY.items()))
 
 
+def parallel_notice(s: Scenario) -> None:
+    """Beside the decode figures when the replica has data-parallel ranks or expert parallelism
+    (issue 42 §3): the step the charts break down is one rank's, whose MoE layers carry every
+    rank's tokens; tok/s are all ranks'."""
+    if s.data_parallel == 1 and not s.expert_parallel:
+        return
+    d = s.data_parallel
+    moe = bool(s.model.experts)
+    experts = (
+        f" Its MoE layers carry all {d} ranks' tokens over the experts spread "
+        f"{'whole' if s.expert_parallel else 'sliced'} on all {s.replica_gpus} GPUs, and "
+        "exchange them each layer."
+        if moe and d > 1
+        else " The experts are whole on each of its GPUs."
+        if s.expert_parallel
+        else ""
+    )
+    st.caption(
+        f":material/grid_view: {md_escape(gpus_text(s))} GPUs: the step the charts break down is "
+        f"one rank's ({s.gpus} GPU(s), batch {s.batch:,} of its own, its own KV cache)"
+        + (f"; tok/s are all {d} ranks'." if d > 1 else ".")
+        + experts
+        + (
+            " A dense model's ranks are independent replicas behind one server."
+            if not moe and d > 1
+            else ""
+        )
+    )
+
+
 def speculative_notice(dec: dict, mem: dict, s: Scenario) -> None:
     """Beside the decode figures when speculative decoding is on (issue 42): the step is the
     verify of k + 1 tokens per sequence plus k drafter steps, and emits τ tokens per sequence;
