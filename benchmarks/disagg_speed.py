@@ -1,7 +1,8 @@
 """Speed of the Serving lens with prefill/decode disaggregation against the same run without it
 (issue 42: within 1.5×): one run of 1,000 and of 100,000 requests, the capacity search with its
 sweep, the whole lens (run, search, sweep, Pareto), and the Disaggregation view the page runs
-apart, on the default scenario at 10 req/s, 1P1D and 1P2D against ``disaggregated=false``.
+apart, on the default scenario at 10 req/s (past one engine's capacity: its saturated run takes
+fewer, larger steps) and 4 req/s (below both), 1P1D and 1P2D against ``disaggregated=false``.
 
     .venv/bin/python -m benchmarks.disagg_speed
 """
@@ -34,16 +35,16 @@ def main() -> None:
         "capacity search + sweep": (_cold(serving.capacity), 2),
         "whole lens": (_cold(serving.serving_lens), 2),
     }
-    base = resolve([("request_rate", "10")])[0].effective()
-    for split in ((1, 1), (1, 2)):
+    for rate, split in (("10", (1, 1)), ("10", (1, 2)), ("4", (1, 1))):
+        base = resolve([("request_rate", rate)])[0].effective()
         pairs = [
-            ("request_rate", "10"),
+            ("request_rate", rate),
             ("disaggregated", "true"),
             ("prefill_instances", str(split[0])),
             ("decode_instances", str(split[1])),
         ]
         dis = resolve(pairs)[0].effective()
-        name = f"{split[0]}P{split[1]}D"
+        name = f"{split[0]}P{split[1]}D at {rate} req/s"
         for case, (fn, repeat) in cases.items():
             t0 = timed(lambda fn=fn, s=base: fn(s), repeat)
             t1 = timed(lambda fn=fn, s=dis: fn(s), repeat)
