@@ -253,5 +253,7 @@ def memory_figures(s: Scenario, batch=None) -> dict:
             weights_per_gpu + graph_mem + reserve <= capacity * s.gpu_memory_utilization
         ),
         "max_batch": fit,
+        # every data-parallel rank holds its own batch (issue 42 §3): the replica's sequences
+        "max_batch_replica": fit * s.data_parallel,
         "batch_fits": bool(batch <= fit),
     }

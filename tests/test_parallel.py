@@ -174,3 +174,13 @@ def test_roofline_and_launch_say_whose_step_it_is(app_page, page):
     assert not at.exception
     notes = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "one rank's" in notes and "all 8 ranks'" in notes
+
+
+def test_max_batch_counts_every_rank(scenario):
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    m = memory.memory_figures(s)
+    assert m["max_batch_replica"] == 8 * m["max_batch"]
+    assert (
+        memory.memory_figures(scenario().effective())["max_batch_replica"]
+        == (memory.memory_figures(scenario().effective())["max_batch"])
+    )
