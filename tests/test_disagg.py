@@ -306,3 +306,14 @@ def test_published_pairs_and_the_page_agree():
     # the Mooncake pairs' ITL: disaggregation lowers it, as measured
     itl = {r["id"]: r for r in levers if r["metric"] == "mean_itl_ms"}
     assert itl["D09/D10"]["predicted"] < 1 and itl["D21/D22"]["predicted"] < 1
+
+
+def test_the_view_follows_the_request_rate(scenario, monkeypatch):
+    # the view's GPUs at the scenario's rate must not come from another rate's cached view
+    from ui import serving_worker
+
+    monkeypatch.setenv("WHATIF_SERVING_INLINE", "1")
+    a = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=5).effective())
+    b = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=40).effective())
+    assert a["at_rate"]["request_rate"] == 5 and b["at_rate"]["request_rate"] == 40
+    assert b["at_rate"]["as_set_gpus"] > a["at_rate"]["as_set_gpus"]

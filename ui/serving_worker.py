@@ -534,10 +534,16 @@ def search(s: Scenario) -> dict | str | None:
 _views: OrderedDict = OrderedDict()
 
 
+def _view_key(s: Scenario) -> tuple:
+    """What the Disaggregation view reads: the capacity search's keys and the request rate it
+    sizes the GPUs for (``at_rate``, the chart's span)."""
+    return (serving.search_key(s), str(s.request_rate))
+
+
 def disagg_cached(s: Scenario) -> dict | None:
     """The Disaggregation view's cached result for ``s``, or None."""
     with _lock:
-        return _views.get(serving.search_key(s))
+        return _views.get(_view_key(s))
 
 
 def disagg_view(s: Scenario) -> dict:
@@ -545,7 +551,7 @@ def disagg_view(s: Scenario) -> dict:
     pools' capacity searches and the aggregated one), run in a worker as the lens is, cached;
     ``reason`` instead when it cannot run (a pool's instance does not fit, the server's budget,
     a worker that failed)."""
-    key = serving.search_key(s)
+    key = _view_key(s)
     with _lock:
         if key in _views:
             _views.move_to_end(key)
