@@ -50,6 +50,7 @@ References
 from __future__ import annotations
 
 import heapq
+import math
 from collections import OrderedDict
 from functools import lru_cache
 
@@ -311,8 +312,10 @@ def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
         ps.api_server_count, 1
     )
     fe_lat = np.maximum(ps.frontend_ms * MS - fe_svc, 0.0)
-    entry = frontend_fifo(send, fe_svc) + fe_lat
-    first = np.full(n, np.nan)
+    entry_a = frontend_fifo(send, fe_svc) + fe_lat
+    entry = entry_a.tolist()  # Python numbers: the loop indexes them one by one
+    plen = [int(x) for x in prompts]
+    first = [math.nan] * n
     one_end, one_dt, one_batch, one_blocks = [], [], [], []
     waiting: deque[int] = deque()
     prefilling: list[list[int]] = []  # [request, computed, blocks]
@@ -332,7 +335,7 @@ def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
             if left <= 0:
                 break
             i, comp, held = item
-            c = min(int(prompts[i]) - comp, left)
+            c = min(plen[i] - comp, left)
             extra = cost(comp + c) - held
             if extra > cap - used:
                 raise _Binds
@@ -342,7 +345,7 @@ def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
             left -= c
         while waiting and left > 0 and len(prefilling) < max_seqs:
             i = waiting[0]
-            c = min(int(prompts[i]), left)
+            c = min(plen[i], left)
             extra = cost(c)
             if extra > cap - used:
                 raise _Binds
@@ -366,7 +369,7 @@ def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
         one_blocks.append(used)
         for item, _, c in sched:
             item[1] += c
-            if item[1] < prompts[item[0]]:
+            if item[1] < plen[item[0]]:
                 continue
             prefilling.remove(item)
             first[item[0]] = t
@@ -383,13 +386,13 @@ def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
     return Sim(
         {
             "send_s": send,
-            "entry_s": entry,
+            "entry_s": entry_a,
             "prefix_hit_tokens": np.zeros(n, dtype=np.int64),
             "prefix_cache_queried_tokens": 0,
             "prefix_cache_hit_tokens": 0,
             "prefix_caching": False,
-            "first_token_s": first,
-            "finish_s": first.copy(),
+            "first_token_s": np.asarray(first, dtype=float),
+            "finish_s": np.asarray(first, dtype=float),
             "prompt_tokens": prompts,
             "output_tokens": np.ones(n, dtype=np.int64),
             "preempted": np.zeros(n, dtype=np.int64),
