@@ -45,6 +45,7 @@ from model.engine import (  # noqa: F401 - re-exported: the engine's names, as e
     timeline,
     workload,
 )
+from model.layouts import layout_name
 from model.scenario import Scenario
 
 SERVING_KEYS = (
@@ -366,12 +367,6 @@ def pareto_layouts(s: Scenario) -> list[tuple[int, int, bool]]:
     if s.model.experts:
         out += [(1, n, True) for n in PARETO_TP if 1 < n <= s.model.experts]
     return out
-
-
-def layout_name(tp: int, dp: int, ep: bool) -> str:
-    """ "TP 8", "DP 8 · EP", "TP 2 × DP 4 · EP": a layout as the Pareto chart names it."""
-    parts = ([f"TP {tp}"] if tp > 1 or dp == 1 else []) + ([f"DP {dp}"] if dp > 1 else [])
-    return " × ".join(parts) + (" · EP" if ep else "")
 
 
 def pareto(s: Scenario) -> list[dict]:

@@ -54,18 +54,16 @@ if shown.r.get("fits"):
             shown.chart("pareto")
             shown.caption("pareto_note")
             shown.table("pareto")
-    if tabs[3].open:
-        with tabs[3]:
-            shown.chart("speculative")
-            shown.caption("speculative_note")
-    if tabs[4].open:
-        with tabs[4]:
-            shown.chart("disaggregation")
-            shown.caption("disagg_note")
-    if tabs[5].open:
-        with tabs[5]:
-            shown.chart("parallelism")
-            shown.caption("parallel_note")
+    # the levers' views: a chart and its note each (issue 42)
+    for tab, chart, note in (
+        (tabs[3], "speculative", "speculative_note"),
+        (tabs[4], "disaggregation", "disagg_note"),
+        (tabs[5], "parallelism", "parallel_note"),
+    ):
+        if tab.open:
+            with tab:
+                shown.chart(chart)
+                shown.caption(note)
     if tabs[6].open:
         with tabs[6]:
             shown.downloads()

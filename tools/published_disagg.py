@@ -21,12 +21,11 @@ transcribed, in docs/research/issue-42-disagg-sources.md, before the model was r
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
-from statistics import median
 
 from model import serving
 from model.overrides import resolve
+from tools.published_pairs import error_stats, lever_ratios, pct, read_rows, write_between
 
 TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_disagg.csv"
 PAGE = Path(__file__).parent.parent / "docs" / "disaggregation.md"
@@ -34,8 +33,7 @@ BEGIN, END = "<!-- published-disagg: begin -->", "<!-- published-disagg: end -->
 
 
 def rows() -> list[dict]:
-    with TABLE.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return read_rows(TABLE)
 
 
 def scenario_of(row: dict):
@@ -100,49 +98,18 @@ def compare() -> tuple[list[dict], list[dict]]:
                 "row": row,
             }
         )
-    by = {(r["pair"], r["metric"], r["side"]): r for r in figures}
-    levers = []
-    for (pair, metric, side), dis in by.items():
-        if side != "disaggregated" or (pair, metric, "aggregated") not in by:
-            continue
-        agg = by[(pair, metric, "aggregated")]
-        want = dis["measured"] / agg["measured"]
-        got = dis["predicted"] / agg["predicted"] if agg["predicted"] else float("inf")
-        levers.append(
-            {
-                "id": f"{agg['id']}/{dis['id']}",
-                "pair": pair,
-                "metric": metric,
-                "measured": want,
-                "predicted": got,
-                "error": abs(got - want) / want,
-                "direction": (got > 1) == (want > 1),
-                "row": dis["row"],
-            }
-        )
+    levers = lever_ratios(figures, "aggregated")
     return figures, levers
 
 
 def summary(figures: list[dict], levers: list[dict]) -> dict:
-    def stats(rs):
-        errs = [r["error"] for r in rs]
-        return {
-            "n": len(errs),
-            "median": median(errs) if errs else None,
-            "worst": max(errs) if errs else None,
-        }
-
     return {
-        "absolute": stats(figures),
-        "aggregated": stats([r for r in figures if r["side"] == "aggregated"]),
-        "disaggregated": stats([r for r in figures if r["side"] == "disaggregated"]),
-        "lever": stats(levers),
+        "absolute": error_stats(figures),
+        "aggregated": error_stats([r for r in figures if r["side"] == "aggregated"]),
+        "disaggregated": error_stats([r for r in figures if r["side"] == "disaggregated"]),
+        "lever": error_stats(levers),
         "lever_direction_right": sum(r["direction"] for r in levers),
     }
-
-
-def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f} %"
 
 
 def _fig(x: float, metric: str) -> str:
@@ -162,7 +129,7 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
         ("disaggregated", "absolute: disaggregated side"),
     ):
         s = summ[key]
-        lines.append(f"| {name} | {s['n']} | {_pct(s['median'])} | {_pct(s['worst'])} |")
+        lines.append(f"| {name} | {s['n']} | {pct(s['median'])} | {pct(s['worst'])} |")
     lines += [
         "",
         f"The model moves the figure the way the source measured in "
@@ -174,7 +141,7 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
     for r in sorted(levers, key=lambda r: (r["pair"], r["metric"])):
         lines.append(
             f"| {r['id']} | {r['metric']} | {r['measured']:.2f}× | {r['predicted']:.2f}× | "
-            f"{_pct(r['error'])} | {'yes' if r['direction'] else 'no'} |"
+            f"{pct(r['error'])} | {'yes' if r['direction'] else 'no'} |"
         )
     lines += [
         "",
@@ -192,17 +159,14 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
         lines.append(
             f"| {w['id']} | {r['side']} | {w['model']} | {gpus} | {r['metric']} | "
             f"{_fig(r['measured'], r['metric'])} | {_fig(r['predicted'], r['metric'])} | "
-            f"{_pct(r['error'])} | {w['source']} |"
+            f"{pct(r['error'])} | {w['source']} |"
         )
     return "\n".join(lines)
 
 
 def write() -> dict:
     figures, levers = compare()
-    text = PAGE.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    PAGE.write_text(f"{head}{BEGIN}\n{page_table(figures, levers)}\n{END}{tail}", encoding="utf-8")
+    write_between(PAGE, BEGIN, END, page_table(figures, levers))
     return summary(figures, levers)
 
 

@@ -15,12 +15,11 @@ nothing. ``--write`` rewrites the table in ``docs/parallelism.md``.
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
-from statistics import median
 
 from model import serving
 from model.overrides import resolve
+from tools.published_pairs import error_stats, lever_ratios, pct, read_rows, write_between
 
 TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_parallel.csv"
 PAGE = Path(__file__).parent.parent / "docs" / "parallelism.md"
@@ -29,8 +28,7 @@ SPLITS = ("held_out", "seen")
 
 
 def rows() -> list[dict]:
-    with TABLE.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return read_rows(TABLE)
 
 
 def scenario_of(row: dict):
@@ -80,50 +78,18 @@ def compare() -> tuple[list[dict], list[dict]]:
                 "row": row,
             }
         )
-    by = {(r["pair"], r["metric"], r["side"]): r for r in figures}
-    levers = []
-    for (pair, metric, side), alt in by.items():
-        if side == "tp" or (pair, metric, "tp") not in by:
-            continue
-        tp = by[(pair, metric, "tp")]
-        want = alt["measured"] / tp["measured"]
-        got = alt["predicted"] / tp["predicted"]
-        levers.append(
-            {
-                "id": f"{tp['id']}/{alt['id']}",
-                "pair": pair,
-                "side": side,
-                "split": alt["split"],
-                "metric": metric,
-                "measured": want,
-                "predicted": got,
-                "error": abs(got - want) / want,
-                "row": alt["row"],
-            }
-        )
+    levers = lever_ratios(figures, "tp")
     return figures, levers
 
 
 def summary(figures: list[dict], levers: list[dict]) -> dict:
-    def stats(rs):
-        errs = [r["error"] for r in rs]
-        return {
-            "n": len(errs),
-            "median": median(errs) if errs else None,
-            "worst": max(errs) if errs else None,
+    return {
+        split: {
+            "lever": error_stats([r for r in levers if r["split"] == split]),
+            "absolute": error_stats([r for r in figures if r["split"] == split]),
         }
-
-    out = {}
-    for split in SPLITS:
-        out[split] = {
-            "lever": stats([r for r in levers if r["split"] == split]),
-            "absolute": stats([r for r in figures if r["split"] == split]),
-        }
-    return out
-
-
-def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f} %"
+        for split in SPLITS
+    }
 
 
 def page_table(figures: list[dict], levers: list[dict]) -> str:
@@ -133,7 +99,7 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
         for kind in ("lever", "absolute"):
             s = summ[split][kind]
             label = f"{name}: {'lever, DP or EP ÷ TP' if kind == 'lever' else 'absolute'}"
-            lines.append(f"| {label} | {s['n']} | {_pct(s['median'])} | {_pct(s['worst'])} |")
+            lines.append(f"| {label} | {s['n']} | {pct(s['median'])} | {pct(s['worst'])} |")
     lines += [
         "",
         "| pair | split | metric | measured ratio | modelled ratio | error |",
@@ -142,7 +108,7 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
     for r in sorted(levers, key=lambda r: (r["split"] != "held_out", r["id"])):
         lines.append(
             f"| {r['id']} | {r['split'].replace('_', ' ')} | {r['metric']} | "
-            f"{r['measured']:.2f}× | {r['predicted']:.2f}× | {_pct(r['error'])} |"
+            f"{r['measured']:.2f}× | {r['predicted']:.2f}× | {pct(r['error'])} |"
         )
     lines += [
         "",
@@ -157,17 +123,14 @@ def page_table(figures: list[dict], levers: list[dict]) -> str:
         lines.append(
             f"| {w['id']} | {r['split'].replace('_', ' ')} | {w['model']} | {tp * dp}× {w['gpu']} "
             f"| {layout} | {w['engine']} | {r['metric']} | {r['measured']:,.1f} | "
-            f"{r['predicted']:,.1f} | {_pct(r['error'])} | {w['source']} |"
+            f"{r['predicted']:,.1f} | {pct(r['error'])} | {w['source']} |"
         )
     return "\n".join(lines)
 
 
 def write() -> dict:
     figures, levers = compare()
-    text = PAGE.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    PAGE.write_text(f"{head}{BEGIN}\n{page_table(figures, levers)}\n{END}{tail}", encoding="utf-8")
+    write_between(PAGE, BEGIN, END, page_table(figures, levers))
     return summary(figures, levers)
 
 

@@ -15,14 +15,13 @@ nothing. ``--write`` rewrites the table in ``docs/speculative.md``.
 from __future__ import annotations
 
 import argparse
-import csv
 from pathlib import Path
-from statistics import median
 
 import numpy as np
 
 from model import decode
 from model.overrides import resolve
+from tools.published_pairs import error_stats, pct, read_rows, write_between
 
 TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_speculative.csv"
 PAGE = Path(__file__).parent.parent / "docs" / "speculative.md"
@@ -30,8 +29,7 @@ BEGIN, END = "<!-- published-speculative: begin -->", "<!-- published-speculativ
 
 
 def rows() -> list[dict]:
-    with TABLE.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return read_rows(TABLE)
 
 
 def scenario_of(row: dict, method: str | None = None):
@@ -84,19 +82,10 @@ def compare() -> list[dict]:
 
 
 def summary(records: list[dict]) -> dict:
-    out = {}
-    for split in ("in_sample", "held_out"):
-        errs = [r["error"] for r in records if r["split"] == split]
-        out[split] = {
-            "n": len(errs),
-            "median": median(errs) if errs else None,
-            "worst": max(errs) if errs else None,
-        }
-    return out
-
-
-def _pct(x) -> str:
-    return "—" if x is None else f"{100 * x:.1f} %"
+    return {
+        split: error_stats([r for r in records if r["split"] == split])
+        for split in ("in_sample", "held_out")
+    }
 
 
 def page_table(records: list[dict]) -> str:
@@ -107,7 +96,7 @@ def page_table(records: list[dict]) -> str:
     ]
     for split, name in (("in_sample", "in-sample (fitted on)"), ("held_out", "held out")):
         s = summ[split]
-        lines.append(f"| {name} | {s['n']} | {_pct(s['median'])} | {_pct(s['worst'])} |")
+        lines.append(f"| {name} | {s['n']} | {pct(s['median'])} | {pct(s['worst'])} |")
     lines += [
         "",
         "| id | split | model | GPUs | method | k | batch | measured AL | measured | modelled "
@@ -120,17 +109,14 @@ def page_table(records: list[dict]) -> str:
             f"| {w['id']} | {r['split'].replace('_', ' ')} | {w['model']} | {w['gpus']}× "
             f"{w['gpu']} | {w['method']} | {w['k']} | {w['batch']} | "
             f"{w['acceptance_length'] or 'default'} | {r['measured']:.2f}× | "
-            f"{r['predicted']:.2f}× | {_pct(r['error'])} | {w['source']} |"
+            f"{r['predicted']:.2f}× | {pct(r['error'])} | {w['source']} |"
         )
     return "\n".join(lines)
 
 
 def write() -> dict:
     records = compare()
-    text = PAGE.read_text(encoding="utf-8")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    PAGE.write_text(f"{head}{BEGIN}\n{page_table(records)}\n{END}{tail}", encoding="utf-8")
+    write_between(PAGE, BEGIN, END, page_table(records))
     return summary(records)
 
 

@@ -451,10 +451,10 @@ def disagg_figure(view: dict, rate: float | None):
     return figure(data, add_marks(layout, marks, span=(0.0, x[-1])))
 
 
-def parallel_figure(curves: list[dict], max_num_seqs: int):
+def parallel_figure(curves: list[dict]):
     """Replica output tok/s against the sequences in flight (all ranks) for each layout of
-    the replica's GPUs (issue 42 §3): tensor parallel, with expert parallelism, data-parallel
-    ranks; each line ends at the most its KV cache holds, the per-rank ``max_num_seqs`` marked."""
+    the replica's GPUs (issue 42 §3, :func:`model.layouts.curves`): tensor parallel, with
+    expert parallelism, data-parallel ranks; each line ends at the most its KV cache holds."""
     colours = [BLUE, ORANGE, GREEN, VERMILLION, "#777777"]
     data = []
     for i, c in enumerate(x for x in curves if x["fits"]):

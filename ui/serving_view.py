@@ -336,48 +336,33 @@ def _disaggregation_controls(s: Scenario) -> None:
         "prefill chunks in its steps (DistServe, Splitwise; vLLM's disaggregated prefilling "
         "with a KV connector).",
     )
-    field_widget(
-        f[1].number_input,
-        "Prefill instances",
-        "prefill_instances",
-        s.prefill_instances,
-        step=1,
-        disabled=off,
-        help="prefill_instances: prefill instances per replica (x of xPyD), 1 to 64.",
-    )
-    field_widget(
-        f[2].number_input,
-        "GPUs per prefill",
-        "prefill_gpus",
-        s.prefill_gpus,
-        value=None,
-        step=1,
-        placeholder=f"auto ({s.gpus})",
-        disabled=off,
-        help="prefill_gpus: GPUs per prefill instance, its tensor-parallel degree, 1 to 64. "
-        "Empty: gpus.",
-    )
-    field_widget(
-        f[3].number_input,
-        "Decode instances",
-        "decode_instances",
-        s.decode_instances,
-        step=1,
-        disabled=off,
-        help="decode_instances: decode instances per replica (y of xPyD), 1 to 64.",
-    )
-    field_widget(
-        f[4].number_input,
-        "GPUs per decode",
-        "decode_gpus",
-        s.decode_gpus,
-        value=None,
-        step=1,
-        placeholder=f"auto ({s.gpus})",
-        disabled=off,
-        help="decode_gpus: GPUs per decode instance, its tensor-parallel degree, 1 to 64. "
-        "Empty: gpus.",
-    )
+    for col, (label, key, role, what) in zip(
+        f[1:5],
+        (
+            ("Prefill instances", "prefill_instances", "prefill", "instances"),
+            ("GPUs per prefill", "prefill_gpus", "prefill", "gpus"),
+            ("Decode instances", "decode_instances", "decode", "instances"),
+            ("GPUs per decode", "decode_gpus", "decode", "gpus"),
+        ),
+        strict=True,
+    ):
+        auto = what == "gpus"  # GPUs per instance: empty takes the scenario's gpus
+        field_widget(
+            col.number_input,
+            label,
+            key,
+            getattr(s, key),
+            step=1,
+            disabled=off,
+            **({"value": None, "placeholder": f"auto ({s.gpus})"} if auto else {}),
+            help=(
+                f"{key}: GPUs per {role} instance, its tensor-parallel degree, 1 to 64. "
+                "Empty: gpus."
+                if auto
+                else f"{key}: {role} instances per replica "
+                f"({'x' if role == 'prefill' else 'y'} of xPyD), 1 to 64."
+            ),
+        )
     on = s if s.disaggregated else s.raw.model_copy(update={"disaggregated": True}).effective()
     field_widget(
         f[5].number_input,

@@ -7,11 +7,9 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 
-import numpy as np
 import pandas as pd
 
-from model import codecs, serving, spec_gain, speculative
-from model.memory import memory_figures
+from model import codecs, layouts, serving, spec_gain, speculative
 from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
@@ -535,71 +533,27 @@ def _disagg_note(v: View) -> str | None:
     )
 
 
-def _parallel_variants(s) -> list[tuple[str, object]]:
-    """The layouts of the replica's GPUs the Parallelism view compares: tensor parallel over
-    all of them, the same with expert parallelism, data-parallel ranks of one GPU (with expert
-    parallelism for a mixture of experts), and the scenario's own layout."""
-    g = s.replica_gpus if not s.disaggregated else s.gpus
-    moe = bool(s.model.experts)
-    base = s.raw.model_copy(update={"disaggregated": False})
-    want = [(g, 1, False)]
-    if moe and g <= s.model.experts:
-        want += [(g, 1, True), (1, g, True)]
-    elif g > 1:
-        want.append((1, g, False))
-    own = (s.gpus, s.data_parallel, s.expert_parallel)
-    if not s.disaggregated and own not in want:
-        want.append(own)
-    out = []
-    for tp, dp, ep in want:
-        try:
-            v = base.model_copy(
-                update={"gpus": tp, "data_parallel": dp, "expert_parallel": ep}
-            ).effective()
-        except ValueError:
-            continue
-        out.append((serving.layout_name(tp, dp, ep), v))
-    return out
+_LAYOUT_CURVES: OrderedDict[str, list] = OrderedDict()
 
 
-def _parallel_curves(s) -> list[dict]:
-    """Each layout's replica output tok/s against the sequences in flight (all ranks), up to
-    the most its KV cache holds (model.decode.sweep per rank; model.memory per rank)."""
-    from model import decode
-
-    curves = []
-    for name, v in _parallel_variants(s):
-        mem = memory_figures(v)
-        if not mem["weights_fit"]:
-            curves.append({"layout": name, "fits": False})
-            continue
-        d = v.data_parallel
-        top = max(int(mem["max_batch"]), 1) * d
-        total = np.unique(np.rint(np.geomspace(d, max(top, d), 60)).astype(int))
-        per_rank = np.maximum(total // d, 1)
-        sw = decode.sweep(v, per_rank)
-        curves.append(
-            {
-                "layout": name,
-                "fits": True,
-                "gpus": v.replica_gpus,
-                "sequences": total,
-                "tokens_per_s": sw["tokens_per_s"],
-                "tpot_ms": sw["t_token_s"] * 1e3,
-                "max_sequences": top,
-            }
-        )
-    return curves
+def _parallel_curves(v: View) -> list[dict]:
+    """:func:`model.layouts.curves` of the scenario, computed once per scenario for the view's
+    chart and its note (the last 16 kept)."""
+    key = v.s.raw.model_dump_json()
+    if key not in _LAYOUT_CURVES:
+        _LAYOUT_CURVES[key] = layouts.curves(v.s)
+        while len(_LAYOUT_CURVES) > 16:
+            _LAYOUT_CURVES.popitem(last=False)
+    return _LAYOUT_CURVES[key]
 
 
 def _parallel(v: View):
-    curves = _parallel_curves(v.s)
-    return serving_charts.parallel_figure(curves, int(v.s.max_num_seqs))
+    return serving_charts.parallel_figure(_parallel_curves(v))
 
 
 def _parallel_note(v: View) -> str | None:
     s = v.s
-    curves = [c for c in _parallel_curves(s) if c["fits"]]
+    curves = [c for c in _parallel_curves(v) if c["fits"]]
     if not curves:
         return "No layout of these GPUs holds the model."
     tops = ", ".join(
