@@ -317,3 +317,22 @@ def test_the_view_follows_the_request_rate(scenario, monkeypatch):
     b = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=40).effective())
     assert a["at_rate"]["request_rate"] == 5 and b["at_rate"]["request_rate"] == 40
     assert b["at_rate"]["as_set_gpus"] > a["at_rate"]["as_set_gpus"]
+
+
+def test_a_model_name_stays_text_in_the_levers_notes(app_page):
+    # a name from a link is user text: escaped for markdown in the notes and the expander
+    name = "**x**[y](http://evil.example)"
+    at = app_page(
+        "pages/2_Serving.py",
+        **{"model.name": name},
+        disaggregated="true",
+        prefill_gpus="1",
+        weights_dtype="bf16",
+        num_requests="50",
+        state={"t_serving": "Disaggregation", "x_serving_dp": True},
+    )
+    assert not at.exception
+    texts = [c.value for c in at.caption if "evil" in c.value]
+    assert texts, "the name appears in the notes"
+    for t in texts:
+        assert "[y](http" not in t and "**x**" not in t

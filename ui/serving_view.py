@@ -10,6 +10,7 @@ import streamlit as st
 from model.lengths import length_sets
 from model.scenario import Scenario
 from ui.state import field_widget
+from ui.text import md_escape
 
 
 def _rate_text(s: Scenario) -> str:
@@ -408,11 +409,13 @@ def _parallel_controls(s: Scenario) -> None:
     f[2].caption(
         f"A replica is {s.gpus} × {s.data_parallel} = {s.gpus * s.data_parallel} GPUs. "
         + (
-            f"{s.model.name} has {s.model.experts} experts, {s.model.experts_per_token} per "
+            f"{md_escape(s.model.name)} has {s.model.experts} experts, "
+            f"{s.model.experts_per_token} per "
             "token: with data-parallel ranks its attention runs per rank (the MLA latent is not "
             "split) and its MoE layers carry every rank's tokens."
             if moe
-            else f"{s.model.name} is dense: its data-parallel ranks are independent replicas "
+            else f"{md_escape(s.model.name)} is dense: its data-parallel ranks are independent "
+            "replicas "
             "behind one server, and expert parallelism does not apply."
         )
     )

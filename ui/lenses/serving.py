@@ -14,7 +14,7 @@ from ui import measure_data, serving_charts, serving_worker, streamlit_internals
 from ui.chart_common import base_layout, figure
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses.common import ms_latency
-from ui.text import GLOSSARY
+from ui.text import GLOSSARY, md_escape, plotly_text
 
 
 def _fits(v: View) -> bool:
@@ -464,7 +464,7 @@ def _disagg(v: View):
         return _empty("Disaggregation: the scenario does not fit")
     view = _disagg_view(v)
     if view.get("reason"):
-        return _empty(f"Disaggregation: {view['reason']}")
+        return _empty(f"Disaggregation: {plotly_text(view['reason'])}")
     rate = None if v.s.request_rate == "inf" else float(v.s.request_rate)
     return serving_charts.disagg_figure(view, rate)
 
@@ -474,7 +474,7 @@ def _disagg_note(v: View) -> str | None:
         return None
     view = _disagg_view(v)
     if view.get("reason"):
-        return f"Disaggregation cannot be sized here: {view['reason']}."
+        return f"Disaggregation cannot be sized here: {md_escape(view['reason'])}."
     s, pc, best, split = v.s, view["pools"], view["best_split"], view["as_set"]
     preview = (
         "Disaggregation is off: a preview of 1P1D on "
