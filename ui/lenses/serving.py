@@ -680,9 +680,10 @@ def _percentile_table(v: View) -> pd.DataFrame:
 def _does_not_fit(v: View) -> str | None:
     if _fits(v):
         return None
+    # the reason names the model, whose name a link may set: text, not markdown
     if v.r.get("refused"):  # the shared server's budget, not the scenario's physics
-        return f"Not run here: {v.r['reason']}."
-    return f"The scenario cannot serve: {v.r['reason']}."
+        return f"Not run here: {md_escape(v.r['reason'])}."
+    return f"The scenario cannot serve: {md_escape(v.r['reason'])}."
 
 
 def _compute(s, trace=None) -> dict:
