@@ -56,6 +56,33 @@ def _parser() -> argparse.ArgumentParser:
     url.add_argument("--base", default=codecs.DEFAULT_BASE_URL, help="app address")
     yml = sub.add_parser("yaml", help="print the scenario as self-contained YAML")
     scenario_args(yml)
+    cmds = sub.add_parser(
+        "commands",
+        help="print the vllm serve, SGLang, vllm bench serve and Kubernetes commands of a scenario",
+    )
+    scenario_args(cmds)
+    cmds.add_argument("--json", action="store_true", help="print one JSON object")
+    cmds.add_argument("--base", default=codecs.DEFAULT_BASE_URL, help="app address for the link")
+    pl_ = sub.add_parser(
+        "plan", help="the cheapest configuration on every hardware preset that holds the SLO"
+    )
+    scenario_args(pl_)
+    pl_.add_argument("--json", action="store_true", help="print one JSON object")
+    pl_.add_argument(
+        "--peak", action="store_true", help="plan for the traffic profile's busiest hour"
+    )
+    pl_.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="HARDWARE=USD",
+        help="price per GPU-hour of one hardware preset (default: the preset's)",
+    )
+    pl_.add_argument(
+        "--hardware", action="append", default=[], metavar="ID", help="only these presets"
+    )
+    pl_.add_argument("--jobs", type=int, default=None, help="processes (default: the CPUs, ≤ 8)")
+    pl_.add_argument("--base", default=codecs.DEFAULT_BASE_URL, help="app address for the links")
     sub.add_parser("presets", help="list every preset id by kind")
     pl = sub.add_parser("parse-log", help="read the cold-start figures of a vLLM start-up log")
     pl.add_argument("file", help="vLLM server log (text)")
@@ -221,6 +248,55 @@ def _calibrate(args) -> int:
     return 0
 
 
+def _price_overrides(items: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for text in items:
+        hw, sep, value = text.partition("=")
+        try:
+            usd = float(value)
+        except ValueError:
+            usd = float("nan")
+        if not sep or not hw.strip():
+            raise ScenarioError("--price", f"expected HARDWARE=USD, got {text[:60]!r}")
+        out[hw.strip()] = usd
+    return out
+
+
+def _plan(args, scenario) -> int:
+    """``whatif plan``: the cheapest configuration per hardware preset (model.plan)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from model import plan
+    from model.presets import hardware_presets
+
+    known = hardware_presets()
+    for hw in args.hardware:
+        if hw not in known:
+            raise ScenarioError(
+                "--hardware", f"unknown hardware id {hw[:60]!r}; known ids: {', '.join(known)}"
+            )
+    if args.jobs is not None and not 1 <= args.jobs <= 64:
+        raise ScenarioError("--jobs", f"{args.jobs} is not accepted; an integer from 1 to 64")
+    prices = plan.prices(_price_overrides(args.price), scenario)
+    rate = plan.target_rate(scenario, args.peak)
+    hws = list(dict.fromkeys(args.hardware)) or list(known)
+    query = codecs.to_query(scenario)
+    jobs = [(query, hw, rate, prices[hw], args.base) for hw in hws]
+    n = args.jobs or min(os.cpu_count() or 1, 8, len(jobs))
+    with _stdout_to_stderr():
+        if n <= 1:
+            rows = list(map(plan.plan_job, jobs))
+        else:
+            with ProcessPoolExecutor(max_workers=n) as pool:
+                rows = list(pool.map(plan.plan_job, jobs))
+        out = plan.assemble(scenario, rate, rows)
+    if args.json:
+        print(json.dumps(out, indent=2, allow_nan=False))
+    else:
+        print(plan.as_text(out))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
@@ -254,6 +330,17 @@ def main(argv: list[str] | None = None) -> int:
             print(codecs.to_url(scenario, page=args.page, base=args.base))
         elif args.command == "yaml":
             print(codecs.to_yaml(scenario), end="")
+        elif args.command == "plan":
+            return _plan(args, scenario)
+        elif args.command == "commands":
+            from model import commands  # only for this command
+
+            link = codecs.to_url(scenario, page="serving", base=args.base)
+            out = commands.commands(scenario, link).to_json()
+            if args.json:
+                print(json.dumps(out, indent=2, allow_nan=False))
+            else:
+                print(commands.as_text(out))
         else:
             trace = None
             if args.trace:
