@@ -68,4 +68,7 @@ if shown.r.get("fits"):
         with tabs[6]:
             shown.downloads()
 
+    capacity = shown.r.get("capacity") or {}
+    serving_view.run_on_cluster(s, capacity.get("replicas_needed"))
+
 serving_formulas()

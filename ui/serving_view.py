@@ -419,3 +419,51 @@ def _parallel_controls(s: Scenario) -> None:
             "behind one server, and expert parallelism does not apply."
         )
     )
+
+
+def run_on_cluster(s: Scenario, replicas: int | None) -> None:
+    """ "Run this on your cluster" (issue 43, section 2): the ``vllm serve`` line, SGLang's
+    equivalent, the ``vllm bench serve`` run that reproduces this page's run (its result
+    carries the link, so uploading it on Measurements compares it with this scenario) and a
+    Kubernetes Deployment of the replicas the rate needs. Built only while open."""
+    from model import codecs
+    from model.commands import commands
+    from ui import export, state
+
+    box = st.expander("Run this on your cluster", key="x_run_cluster", on_change="rerun")
+    if not box.open:
+        return
+    link = codecs.to_url(s, page="serving", base=state.base_url())
+    out = commands(s, link, replicas=max(int(replicas or 1), 1))
+    with box:
+        st.caption(
+            f"Written for {out.engine_release} (the engine profile's release); every flag is "
+            "the scenario's value. The benchmark's result names this scenario in its "
+            "metadata (`whatif_link`)."
+        )
+        for text in out.missing:
+            st.warning(f"Not accepted by that release: {md_escape(text)}")
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**vLLM server**")
+            st.code(out.vllm_serve, language="bash", wrap_lines=True)
+            st.markdown("**The benchmark that reproduces this run**")
+            st.code(out.vllm_bench_serve, language="bash", wrap_lines=True)
+        with right:
+            st.markdown("**SGLang server (the equivalent)**")
+            st.code(out.sglang_serve, language="bash", wrap_lines=True)
+            st.markdown(
+                f"**Kubernetes** ({max(int(replicas or 1), 1)} replica(s): the rate's, "
+                "from the capacity above)"
+            )
+            st.code(out.kubernetes, language="yaml", wrap_lines=True)
+        ctx = export.context(s, "serving")
+        st.download_button(
+            "Kubernetes manifest (YAML)",
+            out.kubernetes,
+            file_name=ctx.file("deployment", "yaml", page="serving"),
+            mime="application/yaml",
+            on_click="ignore",
+        )
+        for note in out.notes:
+            st.caption(md_escape(note))
