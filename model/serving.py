@@ -202,6 +202,26 @@ def max_rate(s: Scenario) -> dict:
     return out
 
 
+def meets_at(s: Scenario, rate: float) -> bool:
+    """Whether one replica of ``s`` holds the SLO at ``rate`` [req/s], judged on the runs the
+    capacity search (:func:`max_rate`) judges on: the same requests, draws and test. One run
+    instead of the search's dozen; the plan (:mod:`model.plan`) uses it to rule out a replica
+    count before it searches."""
+    s = s.effective()
+    key = f"{search_key(s)}|{float(rate)!r}"
+    hit = _MEETS.get(key)
+    if hit is None:
+        runner = _Runner(s, int(min(s.num_requests, CAPACITY_REQUESTS)))
+        hit = _meets(runner.at(float(rate)), s)
+        _remember(_MEETS, key, hit)
+    else:
+        _MEETS.move_to_end(key)
+    return hit
+
+
+_MEETS: OrderedDict[str, bool] = OrderedDict()
+
+
 #: the ``search`` a caller passes to :func:`replica` when it could not run the capacity search
 #: (the app's workers: past their time or memory budget): one request's figures stand in
 NOT_RUN = "not_run"
