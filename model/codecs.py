@@ -28,6 +28,7 @@ PAGES = {
     "scale_to_zero": "Scale_to_zero",
     "measurements": "Measurements",
     "compare": "Compare",
+    "plan": "Plan",
     "serving": "Serving",
 }
 DEFAULT_BASE_URL = "http://localhost:8501"

@@ -102,6 +102,10 @@ def _work(raw: dict, kind: str = "lens"):
         import base64
 
         return FILE_KINDS[kind](raw["name"], base64.b64decode(raw["data"]))
+    if kind == "plan":  # one hardware preset of the Plan page: {"job": [query, hw, …]}
+        from model import plan
+
+        return plan.plan_job(tuple(raw["job"]))
     s = Scenario.model_validate(raw).effective()
     if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
         return serving.max_rate(s)
@@ -353,6 +357,7 @@ def _ask(
     lane: str = LIGHT,
     budget_s: float | None = None,
     cancellable: bool = True,
+    session: str | None = None,
 ):
     """``kind`` of work on ``raw`` in a worker of ``lane`` (its turn taken fairly, see
     :class:`Lanes`), within ``budget_s`` (default :data:`RUN_BUDGET_S`); with
@@ -362,13 +367,13 @@ def _ask(
     budget_s = RUN_BUDGET_S if budget_s is None else budget_s
     moved_on = session_moved_on if cancellable else (lambda: False)
     body = json.dumps({"kind": kind, "scenario": raw}).encode()
-    session = session_key()
+    session = session or session_key()
     for attempt in range(2):
         try:
             turn = _lanes.acquire(session, lane, moved_on)
         except MovedOn:
             _leave_for_the_next_run()  # raises Streamlit's rerun (or stop)
-            return _ask(raw, kind, lane, budget_s, cancellable)  # it did not: compute anyway
+            return _ask(raw, kind, lane, budget_s, cancellable, session)  # it did not: go on
         nice_lane = turn.lane
         proc = _take(nice_lane)
 
@@ -654,3 +659,38 @@ def _serve() -> None:
 
 if __name__ == "__main__":
     _serve()
+
+
+_plans: OrderedDict = OrderedDict()
+
+
+def plan_cached(job: tuple) -> dict | None:
+    """The Plan page's row for ``job`` (:func:`model.plan.plan_job`'s), or None."""
+    with _lock:
+        return _plans.get(tuple(job))
+
+
+def plan_row(job: tuple, session: str) -> dict:
+    """One hardware preset's row of the Plan page (:func:`model.plan.plan_job`), run in a
+    worker of the light lane for ``session`` (its turn taken fairly), cached for every
+    session. Called from the page's own threads, so it is not cancelled from inside: the page
+    stops handing out jobs when its session moves on. A worker that fails gives a row with
+    the reason (not kept: a later try may succeed)."""
+    job = tuple(job)
+    hit = plan_cached(job)
+    if hit is not None:
+        return hit
+    try:
+        if os.environ.get("WHATIF_SERVING_INLINE") == "1":
+            found = _work({"job": list(job)}, "plan")
+        else:
+            found = _ask({"job": list(job)}, "plan", LIGHT, cancellable=False, session=session)
+    except WorkerFailed as exc:
+        return {"hardware": job[1], "reason": exc.message, "closest": None, "transient": True}
+    except (RuntimeError, ValueError) as exc:  # the core's refusal, in its words
+        return {"hardware": job[1], "reason": str(exc), "closest": None, "transient": True}
+    with _lock:
+        _plans[job] = found
+        while len(_plans) > CACHE_SIZE * 4:
+            _plans.popitem(last=False)
+    return found

@@ -1,0 +1,204 @@
+"""Which GPU and how many (issue 43, section 1): the plan's rows against the Serving lens's own
+capacity, the pruning against an exhaustive search, prices × GPUs, and bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from model import plan, serving
+from model.errors import ScenarioError
+from model.overrides import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+#: a small scenario: Llama 3.1 8B, 300 requests per capacity run, at 4 req/s
+BASE = [
+    ("model", "llama-3.1-8b"),
+    ("gpus", "1"),
+    ("weights_dtype", "bf16"),
+    ("request_rate", "4"),
+    ("num_requests", "300"),
+]
+HW = ["h100-sxm", "l4", "a100-80gb"]
+
+
+def _s(*pairs):
+    return resolve([*BASE, *pairs], strict=True)[0].effective()
+
+
+@pytest.fixture(scope="module")
+def planned():
+    return plan.plan(_s(), hardware=HW)
+
+
+def test_a_plan_row_is_the_serving_lenss_capacity_at_the_rate(planned):
+    assert planned["plans"], planned["unfit"]
+    for p in planned["plans"]:
+        query = urlsplit(p["link"]).query
+        s = resolve(parse_qsl(query), strict=True)[0].effective()
+        assert s.hardware.id == p["hardware"] and s.gpus == p["tensor_parallel"]
+        assert s.weights_dtype == p["weights_dtype"]
+        cap = serving.capacity(s)  # what the Serving page shows for the link
+        assert cap["replicas_needed"] == p["replicas"]
+        assert cap["gpus_needed"] == p["gpus_total"]
+        # the replicas hold the SLO at the rate: each gets rate / replicas
+        assert serving.meets_at(s, 4.0 / p["replicas"])
+        # prices × GPUs = $/hour; the money per output token follows from the rate
+        assert p["usd_per_hour"] == pytest.approx(p["gpus_total"] * p["usd_per_gpu_hour"])
+        tokens_per_h = 4.0 * s.output_tokens * 3600
+        assert p["usd_per_million_output_tokens"] == pytest.approx(
+            p["usd_per_hour"] / tokens_per_h * 1e6
+        )
+        assert p["output_tokens_per_s_per_gpu"] == pytest.approx(
+            4.0 * s.output_tokens / p["gpus_total"]
+        )
+    costs = [p["usd_per_hour"] for p in planned["plans"]]
+    assert costs == sorted(costs)
+
+
+def test_pruning_finds_what_an_exhaustive_search_finds(planned):
+    s = _s()
+    rate = 4.0
+    prices = plan.prices(None, s)
+    for hw in HW:
+        best = math.inf
+        for r in plan.runs(s, [hw]):
+            if r.reason is not None:
+                continue
+            try:
+                per = serving.max_rate(r.s)["max_request_rate"]
+            except serving.DoesNotFit:
+                continue
+            if per > 0:
+                best = min(best, math.ceil(rate / per - 1e-9) * r.s.replica_gpus * prices[hw])
+        found = [p for p in planned["plans"] if p["hardware"] == hw]
+        if math.isinf(best):
+            assert not found
+        else:
+            assert found and found[0]["usd_per_hour"] == pytest.approx(best), hw
+
+
+def test_the_bound_never_prunes_a_configuration_that_could_serve():
+    s = _s()
+    for r in plan.runs(s, HW):
+        plan.bound(r, 4.0, 1.0)
+        if r.reason is not None or r.s is None:
+            continue
+        sat = serving.max_rate(r.s)["saturation_request_rate"]
+        assert r.rate_bound >= sat * (1 - 1e-9), (r.hardware, r.tensor_parallel, r.weights_dtype)
+
+
+def test_a_slo_no_preset_meets_lists_the_closest():
+    out = plan.plan(_s(("tpot_slo_ms", "1")), hardware=["h100-sxm", "l4"])
+    assert out["plans"] == []
+    assert {u["hardware"] for u in out["unfit"]} == {"h100-sxm", "l4"}
+    for u in out["unfit"]:
+        assert "TPOT" in u["reason"] and u["closest"]["tpot_ms"] > 1
+
+
+def test_a_model_that_fits_nowhere_says_why():
+    out = plan.plan(
+        resolve([("model", "llama-3.1-405b"), ("request_rate", "1")], strict=True)[0],
+        hardware=["rtx-4090"],
+    )
+    assert out["plans"] == [] and out["unfit"][0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "key"),
+    [({"h100-sxm": 0.0}, "price"), ({"h100-sxm": -1.0}, "price"), ({"nope": 1.0}, "price")],
+)
+def test_bad_prices_are_refused_by_name(overrides, key):
+    with pytest.raises(ScenarioError) as err:
+        plan.prices(overrides)
+    assert err.value.key == key
+
+
+def test_an_infinite_rate_cannot_be_planned():
+    with pytest.raises(ScenarioError) as err:
+        plan.target_rate(_s(("request_rate", "inf")))
+    assert err.value.key == "request_rate"
+
+
+def test_a_price_override_moves_the_cost():
+    s = _s()
+    a = plan.plan(s, hardware=["h100-sxm"])["plans"][0]
+    b = plan.plan(s, hardware=["h100-sxm"], price_overrides={"h100-sxm": 1.0})["plans"][0]
+    assert b["usd_per_hour"] == pytest.approx(a["gpus_total"] * 1.0)
+
+
+def test_cli_plan_json_contract():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, "-m", "model", "plan", "--json", "--jobs", "1"]
+    for k, v in BASE:
+        cmd += ["--set", f"{k}={v}"]
+    cmd += ["--hardware", "h100-sxm", "--hardware", "l4", "--price", "h100-sxm=2"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    keys = {
+        "hardware",
+        "gpus",
+        "replicas",
+        "gpus_total",
+        "weights_dtype",
+        "max_num_seqs",
+        "usd_per_hour",
+        "usd_per_million_output_tokens",
+        "output_tokens_per_s_per_gpu",
+        "link",
+    }
+    assert out["plans"] and keys <= set(out["plans"][0])
+    h100 = [p for p in out["plans"] if p["hardware"] == "h100-sxm"][0]
+    assert h100["usd_per_hour"] == pytest.approx(2 * h100["gpus_total"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--set", "request_rate=inf"],
+        ["--set", "request_rate=0"],
+        ["--price", "h100-sxm=0"],
+        ["--price", "h100-sxm"],
+        ["--hardware", "nope"],
+        ["--jobs", "0"],
+    ],
+)
+def test_cli_plan_bad_input_is_one_line_and_exit_2(args):
+    done = subprocess.run(
+        [sys.executable, "-m", "model", "plan", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("whatif: error:")
+
+
+def test_plan_page_fills_its_table(monkeypatch):
+    from tests.pages import open_page
+
+    monkeypatch.setenv("WHATIF_SERVING_INLINE", "1")
+    at = open_page(
+        "pages/8_Plan.py",
+        pairs=[*BASE, ("tpot_slo_ms", "40")],
+        timeout=600,
+    )
+    labels = {m.label: m.value for m in at.metric}
+    assert "Cheapest GPU" in labels and float(labels["USD per hour"]) > 0
+    assert len(at.dataframe) >= 1
+
+
+def test_plan_page_says_why_an_infinite_rate_has_no_plan():
+    from tests.pages import open_page
+
+    at = open_page("pages/8_Plan.py", pairs=[*BASE[:-2], ("request_rate", "inf")])
+    assert any("finite rate" in w.value for w in at.warning)
