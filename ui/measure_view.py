@@ -293,24 +293,27 @@ def fit_report(s: Scenario, cal: Calibration) -> None:
     applied = not engine and (
         not keys or all(float(f"{key_value(s, k):.4g}") == v for k, v in keys.items())
     )
-    row[0].button(
+    # the buttons act on their return value, not an on_click callback: a click that reaches a
+    # session whose callbacks are not registered yet (a reconnect to a new session) still
+    # applies; the run then starts again so the sidebar and its share link show the result
+    if row[0].button(
         "Apply the fit",
         type="primary",
         disabled=(not keys and not engine) or applied,
         key=state.watch_widget("w_meas_apply", False),
-        on_click=apply_fit,
-        args=(keys, list(s.calibrated or []), engine),
         help="Writes the fitted values into the scenario as ordinary keys; every lens uses "
         "them and the share link carries them.",
-    )
-    row[1].button(
+    ):
+        apply_fit(keys, list(s.calibrated or []), engine)
+        st.rerun()
+    if row[1].button(
         "Reset the calibration",
         disabled=not s.calibrated,
         key=state.watch_widget("w_meas_reset", False),
-        on_click=reset_fit,
-        args=(list(s.calibrated or []),),
         help="Drops the calibrated keys: the engine profile's values apply again.",
-    )
+    ):
+        reset_fit(list(s.calibrated or []))
+        st.rerun()
     if keys or engine:
         sets = [f"{key_name(k)} to {v:g} {UNITS.get(k, '')}".rstrip() for k, v in keys.items()]
         if engine:
