@@ -39,8 +39,9 @@ from model.presets import hardware_presets
 from model.scenario import Scenario
 
 TENSOR_PARALLEL = (1, 2, 4, 8)
-#: keys a run replaces (and the scenario's price, which is its own hardware's)
-_RUN_KEYS = ("hardware", "gpus", "weights_dtype", "gpu_hour_usd", "scenario")
+#: keys a run replaces (and the scenario's price, which is its own hardware's); the named
+#: scenario the link starts from stays, as every other key does
+_RUN_KEYS = ("hardware", "gpus", "weights_dtype", "gpu_hour_usd")
 
 
 @dataclass

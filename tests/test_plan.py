@@ -95,6 +95,16 @@ def test_the_bound_never_prunes_a_configuration_that_could_serve():
         assert r.rate_bound >= sat * (1 - 1e-9), (r.hardware, r.tensor_parallel, r.weights_dtype)
 
 
+def test_a_named_scenario_stays_the_base_of_every_run():
+    s = resolve([("scenario", "llama-8b-1xh100"), ("request_rate", "4")], strict=True)[0]
+    runs = plan.runs(s, ["h100-sxm", "l4"])
+    assert all(r.s.model.id == "llama-3.1-8b" for r in runs if r.s is not None)
+    out = plan.plan(s, hardware=["h100-sxm"])
+    (p,) = out["plans"]
+    reopened = resolve(parse_qsl(urlsplit(p["link"]).query), strict=True)[0]
+    assert reopened.model.id == "llama-3.1-8b" and reopened.scenario == "llama-8b-1xh100"
+
+
 def test_a_slo_no_preset_meets_lists_the_closest():
     out = plan.plan(_s(("tpot_slo_ms", "1")), hardware=["h100-sxm", "l4"])
     assert out["plans"] == []
