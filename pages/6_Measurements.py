@@ -33,6 +33,7 @@ if sets:
 st.title("Measurements: your cluster against the model")
 scenario_caption(s, f"batch {s.batch}", f"context {s.context_tokens:,}", f"graphs: {s.cuda_graphs}")
 view.headline(s, sets, cal)
+view.linked_area(s, sets)  # a benchmark that names the scenario it was run for
 view.mismatch_warning(s, sets)  # before any fit is offered
 assumption_line(s)
 draw_sidebar()

@@ -12,7 +12,7 @@ import streamlit as st
 from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
 from model.readers.examples import examples
 from model.readers.measurements import Dataset
-from model.readers.setup import setup_mismatch
+from model.readers.setup import linked_scenario, setup_mismatch
 from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state
@@ -163,6 +163,46 @@ def mismatch_warning(s: Scenario, sets: list[Dataset]) -> None:
                 help=", ".join(f"{k}={v}" for k, v in stated),
                 icon=":material/tune:",
             )
+
+
+def linked_area(s: Scenario, sets: list[Dataset]) -> None:
+    """A benchmark result that names the scenario that predicted it (its ``whatif_link``, from
+    the Serving page's "Run this on your cluster"): said when it is this scenario; otherwise
+    one click opens that scenario (the data sets stay), so its measured points fall on the
+    curves of the scenario they were run for."""
+    from model import codecs
+
+    here = codecs.to_query(s)
+    for i, ds in enumerate(sets):
+        linked, why = linked_scenario(ds.conditions)
+        name = md_escape(ds.name)
+        if why:
+            st.warning(f"**{name}**: {md_escape(why)}; it is compared with this scenario.")
+            continue
+        if linked is None:
+            continue
+        if codecs.to_query(linked.effective()) == here:
+            st.success(
+                f"**{name}** is the benchmark of this scenario (the link in its metadata): "
+                "its points below are this scenario's prediction against the cluster."
+            )
+            continue
+        mine, theirs = set(codecs.to_params(s)), set(codecs.to_params(linked))
+        differ = sorted({k for k, _ in mine ^ theirs})
+        shown = ", ".join(md_escape(k) for k in differ[:8]) + (" …" if len(differ) > 8 else "")
+        st.info(
+            f"**{name}** was run for another scenario (the link in its metadata names "
+            f"{md_escape(linked.model.name)} on {linked.gpus}× {md_escape(linked.hardware.name)}"
+            f"; it differs from this one in {shown}): open it to compare the result with the "
+            "scenario that predicted it."
+        )
+        if st.button(
+            f"Open the scenario {name} names",
+            key=state.watch_widget(f"w_meas_link_{i}", False),
+            icon=":material/open_in_new:",
+        ):
+            state.write_scenario(linked)
+            st.rerun()
 
 
 def read_area(s: Scenario, sets: list[Dataset]) -> None:

@@ -212,6 +212,12 @@ _SERVING_STAT_KEY = re.compile(
 _SGLANG_E2E = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_e2e_latency_ms$")
 
 
+#: the ``--metadata`` key ``whatif commands`` gives a benchmark: the link of the scenario that
+#: predicted the run (:func:`model.readers.setup.linked_scenario`)
+LINK_KEY = "whatif_link"
+MAX_LINK_CHARS = 8192
+
+
 def _json(text: str):
     """:func:`json.loads` with integers past 18 digits read as floats (a 4,000-digit number
     becomes inf, which the figures' checks refuse by name, instead of an ``OverflowError``
@@ -687,6 +693,12 @@ def _vllm_object(ds: Dataset, obj: dict, prefix: str = "") -> _Run:
                     figures[key] = v
             elif math.isfinite(raw):
                 metadata[key] = raw
+        elif key == LINK_KEY and isinstance(raw, str):
+            # the scenario that predicted this run (whatif commands writes it; issue 43 §3)
+            if len(raw) <= MAX_LINK_CHARS:
+                conditions[LINK_KEY] = raw
+            else:
+                ds.problem(where, f"a link of {len(raw):,} characters; at most {MAX_LINK_CHARS:,}")
         elif isinstance(raw, str) and len(raw) <= 200:
             metadata[key] = raw  # --metadata KEY=VALUE pairs: gpu, deployment…
     for key, value in metadata.items():

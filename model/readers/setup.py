@@ -112,3 +112,32 @@ def setup_mismatch(s, conditions: dict) -> tuple[list[str], list[tuple[str, str]
         why.append(f"it ran on {got['gpus']} GPU(s), the scenario has {s.gpus}")
         keys.append(("gpus", str(got["gpus"])))
     return why, keys
+
+
+def linked_scenario(conditions: dict):
+    """The scenario a benchmark result names in its ``whatif_link`` metadata (written by
+    ``whatif commands``), as (scenario, None); (None, why) when the link is there but names no
+    scenario this app accepts; (None, None) without a link. The link is user data: it is read
+    as a link query and validated as any link is."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from model import codecs
+    from model.errors import ScenarioError
+    from model.overrides import resolve
+
+    link = conditions.get("whatif_link")
+    if not isinstance(link, str) or not link.strip():
+        return None, None
+    query = urlsplit(link.strip()).query
+    if not query:
+        return None, "its whatif_link has no scenario in it (no query after the address)"
+    if len(query) > codecs.MAX_QUERY_CHARS:
+        return (
+            None,
+            f"its whatif_link is longer than the {codecs.MAX_QUERY_CHARS:,} characters a link may have",
+        )
+    own = codecs.split_link(parse_qsl(query, keep_blank_values=True))[0]
+    try:
+        return resolve(own, strict=True)[0], None
+    except ScenarioError as exc:
+        return None, f"its whatif_link names a scenario this app refuses ({exc.key}: {exc.message})"
