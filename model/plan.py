@@ -34,6 +34,7 @@ import numpy as np
 
 from model import codecs
 from model.errors import ScenarioError
+from model.layouts import layout_name
 from model.overrides import resolve
 from model.presets import hardware_presets
 from model.scenario import Scenario
@@ -41,7 +42,14 @@ from model.scenario import Scenario
 TENSOR_PARALLEL = (1, 2, 4, 8)
 #: keys a run replaces (and the scenario's price, which is its own hardware's); the named
 #: scenario the link starts from stays, as every other key does
-_RUN_KEYS = ("hardware", "gpus", "weights_dtype", "gpu_hour_usd")
+_RUN_KEYS = (
+    "hardware",
+    "gpus",
+    "weights_dtype",
+    "gpu_hour_usd",
+    "data_parallel",
+    "expert_parallel",
+)
 
 
 @dataclass
@@ -51,6 +59,8 @@ class Run:
     hardware: str
     tensor_parallel: int
     weights_dtype: str
+    data_parallel: int = 1
+    expert_parallel: bool = False
     s: Scenario | None = None
     reason: str | None = None  #: why it cannot serve within the SLO (analytic), or None
     rate_bound: float = math.inf  #: most requests/s one replica could serve [req/s]
@@ -93,8 +103,21 @@ def target_rate(s: Scenario, peak: bool = False) -> float:
     return float(s.request_rate)
 
 
+def layouts(s: Scenario) -> list[tuple[int, int, bool]]:
+    """(tensor parallel, data parallel, expert parallel) of the runs: the scenario's own
+    layout, TP 1-8, and for a mixture of experts 2-8 data-parallel ranks of one GPU with the
+    experts spread whole over them (:func:`model.serving.pareto_layouts`, the Pareto front's;
+    issue 42 §3). A disaggregated scenario keeps one engine per pool (no DP)."""
+    from model.serving import pareto_layouts
+
+    own = (s.gpus, s.data_parallel, bool(s.expert_parallel))
+    if s.disaggregated:
+        return list(dict.fromkeys([own, *((tp, 1, False) for tp in TENSOR_PARALLEL)]))
+    return list(dict.fromkeys([own, *pareto_layouts(s)]))
+
+
 def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
-    """Every configuration the plan considers: each hardware preset × tensor-parallel degree
+    """Every configuration the plan considers: each hardware preset × layout (:func:`layouts`)
     × weights dtype (the scenario's, the checkpoint's, and FP8 where the GPU has FP8 tensor
     cores), each resolved from the scenario's link with those keys replaced (a combination
     the scenario's validation refuses keeps its reason)."""
@@ -108,14 +131,13 @@ def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
         dtypes = list(dict.fromkeys([s.weights_dtype, checkpoint]))
         if "fp8" in spec.peak_tflops and "fp8" not in dtypes and checkpoint != "fp4":
             dtypes.append("fp8")
-        for tp in TENSOR_PARALLEL:
+        for tp, dp, ep in layouts(s):
             for dt in dtypes:
-                run = Run(hw, tp, dt)
+                run = Run(hw, tp, dt, dp, ep)
+                keys = [("hardware", hw), ("gpus", str(tp)), ("weights_dtype", dt)]
+                keys += [("data_parallel", str(dp)), ("expert_parallel", str(ep).lower())]
                 try:
-                    run.s = resolve(
-                        [*pairs, ("hardware", hw), ("gpus", str(tp)), ("weights_dtype", dt)],
-                        strict=True,
-                    )[0].effective()
+                    run.s = resolve([*pairs, *keys], strict=True)[0].effective()
                 except ScenarioError as exc:
                     run.reason = exc.message
                 out.append(run)
@@ -197,6 +219,8 @@ def _plan_row(run: Run, rate: float, price: float, base: str) -> dict:
         "gpus": s.replica_gpus,
         "tensor_parallel": s.gpus,
         "data_parallel": s.data_parallel,
+        "expert_parallel": bool(s.expert_parallel),
+        "layout": layout_name(s.gpus, s.data_parallel, bool(s.expert_parallel)),
         "replicas": replicas,
         "gpus_total": gpus,
         "weights_dtype": s.weights_dtype,
@@ -355,6 +379,9 @@ def _unfit_row(hw: str, group: list[Run], s: Scenario) -> dict:
             "hardware_name": name,
             "reason": close.reason or "misses the SLO",
             "closest": {
+                "layout": layout_name(
+                    close.tensor_parallel, close.data_parallel, close.expert_parallel
+                ),
                 "tensor_parallel": close.tensor_parallel,
                 "weights_dtype": close.weights_dtype,
                 "ttft_ms": close.lone_ms[0],
@@ -379,12 +406,12 @@ def as_text(out: dict) -> str:
         f"({out['searches']} capacity searches, {out['checks']} one-run checks, "
         f"{out['runs']} configurations)",
         "",
-        f"{'hardware':<14} {'TP':>3} {'dtype':<6} {'replicas':>8} {'GPUs':>5} {'$/h':>8} "
+        f"{'hardware':<14} {'layout':<10} {'dtype':<6} {'replicas':>8} {'GPUs':>5} {'$/h':>8} "
         f"{'$/M out':>8} {'tok/s/GPU':>10}",
     ]
     for p in out["plans"]:
         lines.append(
-            f"{p['hardware']:<14} {p['tensor_parallel']:>3} {p['weights_dtype']:<6} "
+            f"{p['hardware']:<14} {p['layout']:<10} {p['weights_dtype']:<6} "
             f"{p['replicas']:>8} {p['gpus_total']:>5} {p['usd_per_hour']:>8.2f} "
             f"{p['usd_per_million_output_tokens']:>8.3f} {p['output_tokens_per_s_per_gpu']:>10.1f}"
         )

@@ -212,3 +212,20 @@ def test_plan_page_says_why_an_infinite_rate_has_no_plan():
 
     at = open_page("pages/8_Plan.py", pairs=[*BASE[:-2], ("request_rate", "inf")])
     assert any("finite rate" in w.value for w in at.warning)
+
+
+def test_a_mixture_of_experts_is_also_planned_as_data_parallel_ranks_with_ep():
+    s = resolve([("model", "qwen3-30b-a3b"), ("gpus", "1"), ("request_rate", "20")], strict=True)[
+        0
+    ].effective()
+    assert {(1, 2, True), (1, 4, True), (1, 8, True)} <= set(plan.layouts(s))
+    runs = plan.runs(s, ["l40s"])
+    assert any(r.data_parallel == 4 and r.expert_parallel and r.reason is None for r in runs)
+    out = plan.plan(s, hardware=["l40s"])
+    (p,) = out["plans"]
+    assert p["layout"] == plan.layout_name(
+        p["tensor_parallel"], p["data_parallel"], p["expert_parallel"]
+    )
+    assert p["gpus"] == p["tensor_parallel"] * p["data_parallel"]
+    # a dense model keeps tensor parallel alone
+    assert plan.layouts(_s()) == [(1, 1, False), (2, 1, False), (4, 1, False), (8, 1, False)]

@@ -152,7 +152,7 @@ def table(out: dict) -> None:
         [
             {
                 "GPU": p["hardware_name"],
-                "TP": p["tensor_parallel"],
+                "layout": p["layout"],
                 "weights": p["weights_dtype"],
                 "max seqs": p["max_num_seqs"],
                 "replicas": p["replicas"],
@@ -193,7 +193,7 @@ def unfit(out: dict) -> None:
     for u in out["unfit"]:
         close = u.get("closest") or {}
         near = (
-            f"closest: TP {close['tensor_parallel']} {close['weights_dtype']}, one request "
+            f"closest: {close['layout']} {close['weights_dtype']}, one request "
             f"alone TTFT {close['ttft_ms']:.0f} ms, TPOT {close['tpot_ms']:.1f} ms"
             if close
             else ""
@@ -212,11 +212,10 @@ def chart(out: dict):
             x=[short_name(p["hardware_name"]) for p in plans],
             y=[p["usd_per_hour"] for p in plans],
             customdata=[
-                [p["gpus_total"], p["tensor_parallel"], p["weights_dtype"], p["replicas"]]
-                for p in plans
+                [p["gpus_total"], p["layout"], p["weights_dtype"], p["replicas"]] for p in plans
             ],
             hovertemplate="%{x}<br>%{y:.2f} USD/hour<br>%{customdata[0]} GPU(s): "
-            "%{customdata[3]} replica(s) of TP %{customdata[1]}, %{customdata[2]}"
+            "%{customdata[3]} replica(s) of %{customdata[1]}, %{customdata[2]}"
             "<extra></extra>",
             text=[_gpus(p["gpus_total"]) for p in plans],
             textposition="outside",
