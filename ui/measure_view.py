@@ -25,6 +25,7 @@ KIND_NAMES = {
     "launch": "launch micro-benchmark",
     "cold_start": "cold-start items",
     "startup_log": "vLLM start-up log",
+    "startup_bench": "vLLM start-up benchmark",
     "request": "request latency",
     "serving": "serving benchmark",
     "latency": "latency benchmark",

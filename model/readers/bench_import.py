@@ -1301,6 +1301,117 @@ def _latency_json(name: str, obj: dict) -> Dataset:
     return ds
 
 
+# ----------------------------------------------------------------------------- vllm bench startup
+
+#: ``vllm bench startup --output-json`` (0.13 and later): the mean of each phase's iterations,
+#: in seconds (vllm/benchmarks/startup.py; docs/research/issue-43-bench-formats.md)
+_STARTUP_FIGURES = {
+    "avg_cold_startup_time": "cold_startup_s",
+    "avg_warm_startup_time": "warm_startup_s",
+    "avg_cold_compilation_time": "cold_compile_s",
+    "avg_warm_compilation_time": "warm_compile_s",
+}
+_STARTUP_KEYS = set(_STARTUP_FIGURES)
+_STARTUP_BANNER = "STARTUP TIME BENCHMARK RESULTS"
+_STARTUP_LINE = re.compile(
+    r"^\s*Avg (total startup|startup|compilation) time:\s*([0-9.eE+-]+)\s*seconds\s*$"
+)
+
+
+def _startup_json(name: str, obj: dict) -> Dataset:
+    """``vllm bench startup --output-json``: the cold and warm start-up and torch.compile
+    means [s], and how many iterations each phase ran."""
+    ds = Dataset(name, "vllm_bench_startup_json", "startup_bench")
+    for key, fig in _STARTUP_FIGURES.items():
+        if obj.get(key) is not None:
+            v = _figure(ds, key, fig, obj[key])
+            if v is not None:
+                ds.figures[fig] = v
+    for phase in ("cold", "warm"):
+        times = obj.get(f"{phase}_startup_times")
+        if isinstance(times, list) and times:
+            ds.figures[f"{phase}_iterations"] = len(times)
+    if not {"cold_startup_s", "warm_startup_s"} & set(ds.figures):
+        _refuse(
+            name,
+            ds,
+            "a vLLM startup benchmark JSON",
+            "avg_cold_startup_time / avg_warm_startup_time in seconds (vllm bench startup)",
+        )
+    return ds
+
+
+def _startup_stdout(name: str, text: str) -> Dataset:
+    """``vllm bench startup``'s printed results: a COLD STARTUP and a WARM STARTUP section,
+    each with its average start-up and compilation time [s] (0.13-0.16 print "Avg total
+    startup time", later releases "Avg startup time")."""
+    ds = Dataset(name, "vllm_bench_startup_stdout", "startup_bench")
+    phase = None
+    for n, line in enumerate(text.split("\n"), 1):
+        upper = line.strip().upper()
+        if upper.startswith("COLD STARTUP"):
+            phase = "cold"
+            continue
+        if upper.startswith("WARM STARTUP"):
+            phase = "warm"
+            continue
+        m = _STARTUP_LINE.match(line)
+        if m and phase:
+            fig = f"{phase}_{'compile' if m.group(1) == 'compilation' else 'startup'}_s"
+            v = _figure(ds, f"line {n}", fig, m.group(2))
+            if v is not None:
+                ds.figures.setdefault(fig, v)
+    if not {"cold_startup_s", "warm_startup_s"} & set(ds.figures):
+        _refuse(
+            name,
+            ds,
+            "vllm bench startup output",
+            "the COLD STARTUP / WARM STARTUP sections with 'Avg startup time: X seconds'",
+        )
+    return ds
+
+
+# ----------------------------------------------------------------------------- vllm bench sweep
+
+#: a ``vllm bench sweep`` summary.csv: one ``vllm bench serve`` result a row (pandas' CSV of
+#: the run JSONs, its index first); recognised by the serve result's own columns
+_SWEEP_COLUMNS = ("request_throughput", "output_throughput")
+
+
+def read_sweep_csv(text: str, name: str) -> Dataset | None:
+    """``vllm bench sweep``'s summary.csv as the serve results it lists (one run a row; each
+    row read as its run JSON would be), or None when the CSV is not one."""
+    import csv
+    import io
+
+    head = text.split("\n", 1)[0]
+    if not all(c in head for c in _SWEEP_COLUMNS) or "_ms" not in head:
+        return None
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error):
+        return None
+    items: list[dict] = []
+    for row in reader:
+        if len(items) >= MAX_RUNS:
+            break
+        obj: dict = {}
+        for key, cell in zip(header, row, strict=False):
+            if not key or cell == "":
+                continue  # pandas' index column, and cells the run did not have
+            if key in ("latencies", "queue_times", "input_lens", "output_lens", "ttfts", "itls"):
+                continue  # per-request lists (0.34 keeps some without --save-detailed)
+            num = _number(cell)
+            obj[key] = num if num is not None and key not in _VLLM_STRINGS else cell
+        if obj:
+            items.append(obj)
+    ds = _vllm_json_list(name, items)
+    if ds is not None:
+        ds.format = "vllm_bench_sweep_csv"
+    return ds
+
+
 _THROUGHPUT_JSON = {
     "elapsed_time": "duration",
     "num_requests": "completed",
@@ -1706,6 +1817,8 @@ def _from_json(name: str, obj) -> Dataset | None:
         return _genai_json(name, obj)
     if _is_vllm(obj):
         return _vllm_json(name, obj)
+    if _STARTUP_KEYS & set(obj):
+        return _startup_json(name, obj)
     if "avg_latency" in obj or ("latencies" in obj and "percentiles" in obj):
         return _latency_json(name, obj)
     if any(k in obj for k in ("requests_per_second", "tokens_per_second", "total_num_tokens")):
@@ -1753,6 +1866,8 @@ def read_bench(text: str, name: str) -> Dataset | None:
         ds = _vllm_jsonl(name, text)
         if ds is not None:
             return ds
+    if _STARTUP_BANNER in text:
+        return _startup_stdout(name, text)
     if _looks_lat_thr(text):
         return _lat_thr_stdout(name, text)
     if json_error is not None and _BENCH_KEY.search(stripped):

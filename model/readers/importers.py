@@ -28,8 +28,9 @@ from model.readers.measurements import Dataset, decode_text
 ACCEPTED = (
     "our CSVs (decode sweep, launch micro-benchmark, cold-start items, request latency, "
     "capture-kit bandwidth and host-to-device), vLLM start-up logs, vLLM benchmark results "
-    "(vllm bench serve / benchmark_serving.py JSON, JSONL or stdout table; vllm bench latency "
-    "and throughput stdout or JSON), SGLang bench_serving (table, JSON, JSONL), GenAI-Perf "
+    "(vllm bench serve / benchmark_serving.py JSON, JSONL or stdout table; vllm bench sweep "
+    "summary.json or summary.csv; vllm bench latency and throughput stdout or JSON; vllm bench "
+    "startup stdout or JSON), SGLang bench_serving (table, JSON, JSONL), GenAI-Perf "
     "profile_export_genai_perf.csv / .json and GenAI-Perf or AIPerf console tables"
 )
 
@@ -74,11 +75,14 @@ def import_text(text: str, name: str) -> Dataset:
             raise ScenarioError(
                 name,
                 "a JSON file that is not a benchmark result; accepted JSON: vllm bench serve / "
-                "benchmark_serving.py --save-result (JSON or JSONL), vllm bench latency or "
-                "throughput --output-json, GenAI-Perf profile_export_genai_perf.json",
+                "benchmark_serving.py --save-result (JSON or JSONL), vllm bench sweep summary.json, "
+                "vllm bench latency, throughput or startup --output-json, GenAI-Perf profile_export_genai_perf.json",
             )
         return ds
     if _looks_like_csv(text):
+        ds = bench_import.read_sweep_csv(text, name)  # before the request CSV, whose columns
+        if ds is not None:  # a sweep's summary.csv partly shares
+            return ds
         ds = csv_import.read_csv(text, name)
         if ds is None:
             ds = bench_import.read_bench(text, name)
