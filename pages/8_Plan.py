@@ -51,7 +51,7 @@ out = plan.assemble(s, rate, rows)
 with headline:
     if out["plans"]:
         best = out["plans"][0]
-        c = st.columns(4)
+        c = st.columns([2, 1, 1, 1])
         c[0].metric(
             "Cheapest GPU", plan_view.short_name(best["hardware_name"]), help=best["hardware_name"]
         )

@@ -140,6 +140,13 @@ def short_name(name: str) -> str:
     return out.strip() or name
 
 
+def short_names(names: list[str]) -> list[str]:
+    """:func:`short_name` of each, the full name where two would read the same (A100 SXM4 40
+    and 80 GB)."""
+    short = [short_name(n) for n in names]
+    return [n if short.count(x) > 1 else x for n, x in zip(names, short, strict=True)]
+
+
 def _gpus(n: int) -> str:
     return f"{n:,} GPU" + ("" if n == 1 else "s")
 
@@ -148,10 +155,11 @@ def table(out: dict) -> None:
     """The plans, cheapest first, each with its link to the Serving page."""
     if not out["plans"]:
         return
+    names = short_names([p["hardware_name"] for p in out["plans"]])
     frame = pd.DataFrame(
         [
             {
-                "GPU": p["hardware_name"],
+                "GPU": name,
                 "layout": p["layout"],
                 "weights": p["weights_dtype"],
                 "max seqs": p["max_num_seqs"],
@@ -163,7 +171,7 @@ def table(out: dict) -> None:
                 "req/s per replica": p["max_request_rate_per_replica"],
                 "open": p["link"],
             }
-            for p in out["plans"]
+            for name, p in zip(names, out["plans"], strict=True)
         ]
     )
     st.dataframe(
@@ -172,6 +180,8 @@ def table(out: dict) -> None:
         width="stretch",
         height=36 * (len(frame) + 1) + 4,
         column_config={
+            "GPU": st.column_config.TextColumn(width="medium"),
+            "layout": st.column_config.TextColumn(width="small"),
             "USD/hour": st.column_config.NumberColumn(format="%.2f"),
             "USD per M output tokens": st.column_config.NumberColumn(format="%.3f"),
             "output tok/s per GPU": st.column_config.NumberColumn(format="%.1f"),
@@ -209,7 +219,7 @@ def chart(out: dict):
     plans = out["plans"]
     fig = go.Figure(
         go.Bar(
-            x=[short_name(p["hardware_name"]) for p in plans],
+            x=short_names([p["hardware_name"] for p in plans]),
             y=[p["usd_per_hour"] for p in plans],
             customdata=[
                 [p["gpus_total"], p["layout"], p["weights_dtype"], p["replicas"]] for p in plans
