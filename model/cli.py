@@ -72,6 +72,11 @@ def _parser() -> argparse.ArgumentParser:
         "--peak", action="store_true", help="plan for the traffic profile's busiest hour"
     )
     pl_.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="plan for a request trace's busiest hour (plain, Azure, BurstGPT or Mooncake)",
+    )
+    pl_.add_argument(
         "--price",
         action="append",
         default=[],
@@ -278,7 +283,14 @@ def _plan(args, scenario) -> int:
     if args.jobs is not None and not 1 <= args.jobs <= 64:
         raise ScenarioError("--jobs", f"{args.jobs} is not accepted; an integer from 1 to 64")
     prices = plan.prices(_price_overrides(args.price), scenario)
-    rate = plan.target_rate(scenario, args.peak)
+    if args.trace and args.peak:
+        raise ScenarioError("--trace", "give --trace or --peak, not both")
+    if args.trace:
+        from model.readers.traces import read_trace_file
+
+        rate = plan.trace_rate(read_trace_file(args.trace), scenario.rate_scale)
+    else:
+        rate = plan.target_rate(scenario, args.peak)
     hws = list(dict.fromkeys(args.hardware)) or list(known)
     query = codecs.to_query(scenario)
     jobs = [(query, hw, rate, prices[hw], args.base) for hw in hws]

@@ -84,6 +84,23 @@ def mean_output_tokens(s: Scenario) -> float:
     return float(s.output_tokens if d.scale == "means" else d.mean_output_tokens)
 
 
+def trace_rate(trace, rate_scale: float = 1.0) -> float:
+    """The rate a request trace asks of the plan [req/s]: its busiest hour's (the most
+    requests in any 3600 s window, per second), or its mean rate when it spans less than an
+    hour; the time axis scaled by ``rate_scale`` as the Scale to zero lens replays it."""
+    t = trace.scaled(rate_scale)
+    summary = t.summary()
+    if t.span_s >= 3600.0:
+        rate = summary["peak_rate_per_hour"] / 3600.0
+    else:
+        rate = summary["mean_rate_per_s"] or 0.0
+    if not rate > 0:
+        raise ScenarioError(
+            "trace", f"{trace.name}: its requests span no time; a plan needs a rate above 0"
+        )
+    return float(rate)
+
+
 def target_rate(s: Scenario, peak: bool = False) -> float:
     """The rate the plan serves [req/s]: the scenario's ``request_rate``, or its traffic
     profile's busiest hour with ``peak``. Raises ScenarioError for ``inf``."""

@@ -229,3 +229,41 @@ def test_a_mixture_of_experts_is_also_planned_as_data_parallel_ranks_with_ep():
     assert p["gpus"] == p["tensor_parallel"] * p["data_parallel"]
     # a dense model keeps tensor parallel alone
     assert plan.layouts(_s()) == [(1, 1, False), (2, 1, False), (4, 1, False), (8, 1, False)]
+
+
+def test_a_trace_plans_for_its_busiest_hour(tmp_path):
+    from model.readers.traces import read_trace_text
+
+    # two hours: 360 requests in the first, 1,800 in the second (0.5 req/s at its peak)
+    arrivals = [i * 10.0 for i in range(360)] + [3600.0 + i * 2.0 for i in range(1800)]
+    text = "arrival_s\n" + "".join(f"{a}\n" for a in arrivals)
+    trace = read_trace_text(text, "two-hours.csv")
+    assert plan.trace_rate(trace) == pytest.approx(1800 / 3600, rel=1e-3)
+    # replayed twice as fast, both parts fall within one hour: all 2,160 requests in 3,599 s
+    assert plan.trace_rate(trace, rate_scale=2.0) == pytest.approx(2160 / 3599, rel=1e-3)
+    short = read_trace_text("arrival_s\n0\n1\n2\n3\n4\n", "short.csv")
+    assert plan.trace_rate(short) == pytest.approx(5 / 4)
+    path = tmp_path / "two-hours.csv"
+    path.write_text(text)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "model",
+            "plan",
+            "--json",
+            "--jobs",
+            "1",
+            "--trace",
+            str(path),
+            "--hardware",
+            "h100-sxm",
+            *[a for k, v in BASE for a in ("--set", f"{k}={v}")],
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["request_rate"] == pytest.approx(0.5, rel=1e-3)
