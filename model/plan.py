@@ -405,11 +405,18 @@ def _unfit_row(hw: str, group: list[Run], s: Scenario) -> dict:
                 "tpot_ms": close.lone_ms[1],
             },
         }
-    reasons = [r.reason for r in group if r.reason]
+    # nothing ran: the reason of the layout with the most GPUs per replica (tensor parallel
+    # before data-parallel ranks), the one that came nearest to fitting
+    refused = [r for r in group if r.reason]
+    widest = max(
+        refused,
+        key=lambda r: (r.tensor_parallel * r.data_parallel, not r.expert_parallel),
+        default=None,
+    )
     return {
         "hardware": hw,
         "hardware_name": name,
-        "reason": reasons[-1] if reasons else "cannot serve",
+        "reason": widest.reason if widest else "cannot serve",
         "closest": None,
     }
 

@@ -119,6 +119,7 @@ def test_a_model_that_fits_nowhere_says_why():
         hardware=["rtx-4090"],
     )
     assert out["plans"] == [] and out["unfit"][0]["reason"]
+    assert "8×" in out["unfit"][0]["reason"]  # the widest layout's reason, not one GPU's
 
 
 @pytest.mark.parametrize(
