@@ -709,6 +709,60 @@ def _finite_number(v) -> float | None:
     return float(v)
 
 
+_GPU_FACTORS = (
+    ("tensor_parallel_size", "tp"),
+    ("pipeline_parallel_size", "pp"),
+    ("data_parallel_size", "dp"),
+)
+
+
+def benchmark_pareto_points(datasets, replica_gpus: int) -> list[dict]:
+    """Imported serving runs (a ``vllm bench sweep``'s, or any serve results) as points of the
+    Pareto chart, as vLLM's ``vllm bench sweep plot_pareto`` places them: output tok/s per user
+    = ``output_throughput`` / the run's ``max_concurrency`` (else its observed
+    ``max_concurrent_requests``), output tok/s per GPU = ``output_throughput`` / TP × PP × DP
+    from the run's keys (``tensor_parallel_size`` or ``tp``…, a missing factor 1), or, where
+    the run states none, the scenario's ``replica_gpus`` (the label says which). A run without
+    a user count is left out, as plot_pareto leaves it.
+
+    References
+    ----------
+    .. [1] vLLM ``vllm/benchmarks/sweep/plot_pareto.py`` (0.12-0.34): ``_first_present``,
+       ``_infer_gpu_count``; docs/research/issue-43-bench-formats.md, section 2.8.
+    """
+    out = []
+    for ds in datasets:
+        if ds.kind != "serving":
+            continue
+        for row in ds.rows or [dict(ds.conditions) | dict(ds.figures)]:
+            r = {**ds.conditions, **ds.figures, **row}
+            thr = _finite_number(r.get("output_throughput"))
+            users = _finite_number(r.get("max_concurrency")) or _finite_number(
+                r.get("max_concurrent_requests")
+            )
+            if thr is None or thr <= 0 or users is None or users <= 0:
+                continue
+            # the run's own keys only: a sweep's runs differ in them, and a data set's
+            # conditions gather every run's
+            own = row if ds.rows else r
+            factors = [
+                _finite_number(own.get(long)) or _finite_number(own.get(short))
+                for long, short in _GPU_FACTORS
+            ]
+            stated = [f for f in factors if f]
+            gpus = math.prod(stated) if stated else replica_gpus
+            whose = "its" if stated else "the scenario's"
+            out.append(
+                {
+                    "tokens_per_s_per_user": thr / users,
+                    "tokens_per_s_per_gpu": thr / gpus,
+                    "label": f"{ds.name}: {thr:,.0f} output tok/s, {users:g} users, "
+                    f"{gpus:g} GPUs ({whose})",
+                }
+            )
+    return out
+
+
 def benchmark_points(datasets) -> list[dict]:
     """Imported serving benchmarks (``vllm bench serve``, GenAI-Perf, … as
     :mod:`model.readers` reads them) as points on the Serving lens's latency-against-rate

@@ -136,3 +136,37 @@ def test_a_sweep_summary_csv_is_one_serve_result_a_row():
 def test_a_sweep_summary_json_is_read_as_its_runs():
     ds = importers.import_file("summary.json", json.dumps(_sweep_runs()).encode())
     assert ds.kind == "serving" and len(ds.rows) == 2
+
+
+def test_sweep_runs_are_pareto_points_as_plot_pareto_places_them():
+    from model.serving import benchmark_pareto_points
+
+    runs = _sweep_runs()
+    runs[1]["tensor_parallel_size"] = 2
+    ds = importers.import_file("summary.json", json.dumps(runs).encode())
+    pts = benchmark_pareto_points([ds], replica_gpus=4)
+    assert len(pts) == 2
+    a, b = pts
+    assert a["tokens_per_s_per_user"] == pytest.approx(runs[0]["output_throughput"] / 8)
+    assert a["tokens_per_s_per_gpu"] == pytest.approx(runs[0]["output_throughput"] / 4)
+    assert "the scenario's" in a["label"]
+    assert b["tokens_per_s_per_gpu"] == pytest.approx(runs[1]["output_throughput"] / 2)
+    assert "(its)" in b["label"]
+
+
+def test_the_serving_pareto_view_draws_uploaded_runs():
+    from ui import measure_data
+    from ui.lenses.serving import _pareto_runs_note
+
+    ds = importers.import_file("summary.json", json.dumps(_sweep_runs()).encode())
+
+    class _V:
+        s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0].effective()
+        r = {"fits": True, "pareto": [1]}
+
+    original = measure_data.datasets
+    measure_data.datasets = lambda: [ds]
+    try:
+        assert "Diamonds: 2 serving runs" in _pareto_runs_note(_V())
+    finally:
+        measure_data.datasets = original

@@ -327,6 +327,34 @@ def with_runs(fig, runs: list[dict]):
     return figure(data, layout)
 
 
+def with_pareto_runs(fig, runs: list[dict]):
+    """``fig`` (:func:`pareto_figure`) with measured serving runs as diamonds
+    (:func:`model.serving.benchmark_pareto_points`)."""
+    if not runs:
+        return fig
+    spec = fig.spec
+    data = [
+        *spec["data"],
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": [r["tokens_per_s_per_user"] for r in runs],
+            "y": [r["tokens_per_s_per_gpu"] for r in runs],
+            "text": [r["label"] for r in runs],
+            "hovertemplate": "%{text}<br>%{x:.1f} tok/s per user, %{y:.0f} tok/s per GPU"
+            "<extra></extra>",
+            "name": "measured (uploaded runs)",
+            "marker": {
+                "symbol": "diamond",
+                "size": 12,
+                "color": "rgba(0,0,0,0)",
+                "line": {"width": 2, "color": VERMILLION},
+            },
+        },
+    ]
+    return figure(data, spec["layout"])
+
+
 def speculative_figure(sw: dict, method: str, max_batch: int | None, batch: int):
     """Speculative decoding against none over the batch (issue 42): output tok/s of both
     (left, log) and their ratio (right), the crossover batch above which speculation stops

@@ -277,6 +277,18 @@ def _measured_note(v: View) -> str | None:
     )
 
 
+def _pareto_runs(v: View) -> list[dict]:
+    from model.serving import benchmark_pareto_points
+
+    return benchmark_pareto_points(measure_data.datasets(), v.s.replica_gpus)
+
+
+def _measured_pareto(fig, v: View):
+    if not _fits(v) or not v.r["pareto"]:
+        return fig
+    return serving_charts.with_pareto_runs(fig, _pareto_runs(v))
+
+
 def _timeline(v: View):
     if not _fits(v):
         return _empty("One run: the scenario cannot serve")
@@ -367,7 +379,19 @@ def _pareto_note(v: View) -> str | None:
         "Disaggregated points (P/D) are a decode instance at that concurrency with the prefill "
         "GPUs its request rate needs at a prefill instance's saturation throughput, in the "
         "scenario's dtype (prefill GPUs per decode instance matched in rate, a fraction "
-        "included)."
+        "included)." + _pareto_runs_note(v)
+    )
+
+
+def _pareto_runs_note(v: View) -> str:
+    runs = _pareto_runs(v)
+    if not runs:
+        return ""
+    return (
+        f" Diamonds: {len(runs)} serving runs uploaded on the Measurements page (a vllm bench "
+        "sweep's, or any serve results), placed as vLLM's plot_pareto places them: output "
+        "tok/s over the run's concurrency, and over its TP × PP × DP (the scenario's GPUs "
+        "where the run states none)."
     )
 
 
@@ -731,7 +755,7 @@ SERVING = Lens(
     charts=(
         Chart("load", _load, page_baseline=False, measured=_measured_runs, note=_measured_note),
         Chart("timeline", _timeline, page_baseline=False),
-        Chart("pareto", _pareto, page_baseline=False),
+        Chart("pareto", _pareto, page_baseline=False, measured=_measured_pareto),
         Chart("speculative", _speculative, page_baseline=False),
         Chart("disaggregation", _disagg, report=False, page_baseline=False),
         Chart("parallelism", _parallel, page_baseline=False),
