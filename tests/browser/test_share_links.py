@@ -173,7 +173,7 @@ def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widge
     open_page(page, f"{app_url}/Roofline?scenario={SEED}")
     sidebar = page.locator('[data-testid="stSidebar"]')
     nav = sidebar.locator(".st-key-whatif_nav").get_by_role("link")
-    expect(nav).to_have_count(8, timeout=WAIT_MS)  # once in CI the list was read empty
+    expect(nav).to_have_count(9, timeout=WAIT_MS)  # once in CI the list was read empty
     links = nav.all_inner_texts()
     assert [t.strip().split("\n")[-1] for t in links] == [
         "Home",
@@ -184,6 +184,7 @@ def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widge
         "Scale to zero",
         "Measurements",
         "Compare",
+        "Plan",
     ]
     assert sidebar.get_by_role("link", name="app", exact=True).count() == 0
 
