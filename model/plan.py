@@ -84,6 +84,21 @@ def mean_output_tokens(s: Scenario) -> float:
     return float(s.output_tokens if d.scale == "means" else d.mean_output_tokens)
 
 
+#: the least rate a plan sizes for [req/s]: one request in about 11.6 days (a lower rate
+#: needs one replica of the cheapest GPU that fits, and its cost per token has no meaning)
+MIN_RATE = 1e-6
+
+
+def _planned(rate: float, key: str) -> float:
+    if not rate >= MIN_RATE:
+        raise ScenarioError(
+            key,
+            f"{rate:.3g} req/s is too little to plan for; a plan needs at least {MIN_RATE:g} "
+            "requests per second",
+        )
+    return float(rate)
+
+
 def trace_rate(trace, rate_scale: float = 1.0) -> float:
     """The rate a request trace asks of the plan [req/s]: its busiest hour's (the most
     requests in any 3600 s window, per second), or its mean rate when it spans less than an
@@ -98,7 +113,7 @@ def trace_rate(trace, rate_scale: float = 1.0) -> float:
         raise ScenarioError(
             "trace", f"{trace.name}: its requests span no time; a plan needs a rate above 0"
         )
-    return float(rate)
+    return _planned(rate, "trace")
 
 
 def target_rate(s: Scenario, peak: bool = False) -> float:
@@ -110,14 +125,14 @@ def target_rate(s: Scenario, peak: bool = False) -> float:
         rate = peak_hour_rate(s)
         if not rate > 0:
             raise ScenarioError("traffic", "its busiest hour has no requests; nothing to plan")
-        return rate
+        return _planned(rate, "rate_scale")
     if s.request_rate == "inf":
         raise ScenarioError(
             "request_rate",
             "a plan needs a finite rate: a number of requests per second above 0 (inf sends "
             "them all at once, which no number of replicas serves within an SLO)",
         )
-    return float(s.request_rate)
+    return _planned(float(s.request_rate), "request_rate")
 
 
 def layouts(s: Scenario) -> list[tuple[int, int, bool]]:
@@ -286,6 +301,13 @@ def hardware_plan(
     meets = meets or serving.meets_at
     group = [bound(r, rate, price) for r in runs(s, [hw])]
     stats = {"runs": len(group), "checks": 0, "searches": 0}
+    if serving.SERVER_BUDGET:  # a shared server: nothing past its budget runs, not one check
+        for r in group:
+            if r.reason is None and serving.search_over_budget(r.s):
+                r.reason = (
+                    "its capacity search is past this shared server's budget; run `whatif "
+                    "plan` on your own machine"
+                )
     live = [r for r in group if r.reason is None]
     replicas = {id(r): _replicas(rate, r.rate_bound) for r in live}
     tries = {id(r): 0 for r in live}
@@ -305,13 +327,6 @@ def hardware_plan(
                 tries[key] += 1
                 replicas[key] += 1
                 continue
-        if serving.SERVER_BUDGET and serving.search_over_budget(r.s):
-            r.reason = (
-                "its capacity search is past this shared server's budget; run `whatif plan` "
-                "on your own machine"
-            )
-            pending.pop(0)
-            continue
         stats["searches"] += 1
         r.search = search(r.s)
         per = 0.0 if r.search is None else float(r.search.get("max_request_rate") or 0.0)

@@ -175,6 +175,8 @@ def test_cli_plan_json_contract():
     "args",
     [
         ["--set", "request_rate=inf"],
+        ["--set", "request_rate=1e-320"],
+        ["--set", "request_rate=1e-9"],
         ["--set", "request_rate=0"],
         ["--price", "h100-sxm=0"],
         ["--price", "h100-sxm"],
@@ -268,3 +270,31 @@ def test_a_trace_plans_for_its_busiest_hour(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["request_rate"] == pytest.approx(0.5, rel=1e-3)
+
+
+def test_on_a_shared_server_nothing_past_its_budget_runs(monkeypatch):
+    """A link that makes every search expensive (one-token prefill chunks) costs the server
+    no simulation: every run is refused by the budget before its first check."""
+    monkeypatch.setattr(serving, "SERVER_BUDGET", True)
+    calls = []
+    monkeypatch.setattr(serving, "meets_at", lambda *a: calls.append(a) or True)
+    s = _s(("max_num_batched_tokens", "1"), ("ttft_slo_ms", "100000"))
+    row = plan.hardware_plan(s, "h100-sxm", 4.0, 1.0, search=lambda x: calls.append(x))
+    assert calls == [] and row["searches"] == 0 and row["checks"] == 0
+    assert "budget" in row["reason"]
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("request_rate", "1e-320")],
+        [("rate_scale", "0.000001"), ("request_rate", "1")],
+        [("max_num_batched_tokens", "1")],
+        [("model.name", "<b>x</b> [a](javascript:alert(1))")],
+    ],
+)
+def test_plan_page_survives_hostile_links(pairs):
+    from tests.pages import open_page
+
+    at = open_page("pages/8_Plan.py", pairs=[*BASE[:2], *pairs], timeout=300)
+    assert not at.exception

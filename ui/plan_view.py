@@ -26,7 +26,9 @@ PRICES_KEY = "w_plan_prices"
 def rate_choice(s: Scenario) -> bool:
     """Whether the plan serves the traffic profile's busiest hour (else the request rate)."""
     rate = "all at once" if s.request_rate == "inf" else f"{float(s.request_rate):g} req/s"
-    peak = plan.target_rate(s, peak=True)
+    from model.serving import peak_hour_rate
+
+    peak = peak_hour_rate(s)  # shown as it is; a rate too small to plan is said below
     choice = st.radio(
         "Plan for",
         [f"the request rate ({rate})", f"the busiest hour of '{s.traffic}' ({peak:.3g} req/s)"],
