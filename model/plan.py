@@ -61,6 +61,8 @@ class Run:
     weights_dtype: str
     data_parallel: int = 1
     expert_parallel: bool = False
+    #: the levers this run sets otherwise than the scenario (key → value), e.g. speculative
+    levers: tuple[tuple[str, str], ...] = ()
     s: Scenario | None = None
     reason: str | None = None  #: why it cannot serve within the SLO (analytic), or None
     rate_bound: float = math.inf  #: most requests/s one replica could serve [req/s]
@@ -148,11 +150,40 @@ def layouts(s: Scenario) -> list[tuple[int, int, bool]]:
     return list(dict.fromkeys([own, *pareto_layouts(s)]))
 
 
+def levers(s: Scenario) -> list[tuple[tuple[str, str], ...]]:
+    """The lever settings a run tries besides the scenario's own (``()``), one lever turned
+    at a time:
+
+    - speculative decoding: off where the scenario speculates; the model's own MTP module
+      where it has one (DeepSeek-V3/R1) and the scenario does not speculate. Other methods
+      need a drafter trained for the model, which a plan cannot assume;
+    - disaggregation: one engine where the scenario disaggregates; 1P1D (each pool on the
+      run's tensor-parallel GPUs) where it does not."""
+    out: list[tuple[tuple[str, str], ...]] = [()]
+    if s.speculative != "none":
+        out.append((("speculative", "none"),))
+    elif s.model.mtp_params_b:
+        out.append((("speculative", "mtp"),))
+    out.append((("disaggregated", "false" if s.disaggregated else "true"),))
+    return out
+
+
+def lever_name(s: Scenario) -> str:
+    """The levers a plan's scenario has on, as a row names them: ``MTP``, ``P/D 1P1D``."""
+    parts = []
+    if s.speculative != "none":
+        parts.append(s.speculative.upper() if s.speculative != "ngram" else "n-gram")
+    if s.disaggregated:
+        parts.append(f"P/D {s.prefill_instances}P{s.decode_instances}D")
+    return " · ".join(parts)
+
+
 def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
     """Every configuration the plan considers: each hardware preset × layout (:func:`layouts`)
     × weights dtype (the scenario's, the checkpoint's, and FP8 where the GPU has FP8 tensor
-    cores), each resolved from the scenario's link with those keys replaced (a combination
-    the scenario's validation refuses keeps its reason)."""
+    cores) × lever setting (:func:`levers`; disaggregation only with one engine per pool),
+    each resolved from the scenario's link with those keys replaced (a combination the
+    scenario's validation refuses keeps its reason)."""
     s = s.effective()
     pairs = [(k, v) for k, v in codecs.to_params(s) if k.split(".")[0] not in _RUN_KEYS]
     checkpoint = s.model.checkpoint_dtype or "bf16"
@@ -165,14 +196,17 @@ def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
             dtypes.append("fp8")
         for tp, dp, ep in layouts(s):
             for dt in dtypes:
-                run = Run(hw, tp, dt, dp, ep)
-                keys = [("hardware", hw), ("gpus", str(tp)), ("weights_dtype", dt)]
-                keys += [("data_parallel", str(dp)), ("expert_parallel", str(ep).lower())]
-                try:
-                    run.s = resolve([*pairs, *keys], strict=True)[0].effective()
-                except ScenarioError as exc:
-                    run.reason = exc.message
-                out.append(run)
+                for lever in levers(s):
+                    if dp > 1 and ("disaggregated", "true") in lever:
+                        continue  # one engine per pool: no data-parallel ranks
+                    run = Run(hw, tp, dt, dp, ep, lever)
+                    keys = [("hardware", hw), ("gpus", str(tp)), ("weights_dtype", dt)]
+                    keys += [("data_parallel", str(dp)), ("expert_parallel", str(ep).lower())]
+                    try:
+                        run.s = resolve([*pairs, *keys, *lever], strict=True)[0].effective()
+                    except ScenarioError as exc:
+                        run.reason = exc.message
+                    out.append(run)
     return out
 
 
@@ -253,6 +287,9 @@ def _plan_row(run: Run, rate: float, price: float, base: str) -> dict:
         "data_parallel": s.data_parallel,
         "expert_parallel": bool(s.expert_parallel),
         "layout": layout_name(s.gpus, s.data_parallel, bool(s.expert_parallel)),
+        "speculative": s.speculative,
+        "disaggregated": bool(s.disaggregated),
+        "levers": lever_name(s),
         "replicas": replicas,
         "gpus_total": gpus,
         "weights_dtype": s.weights_dtype,
@@ -450,7 +487,8 @@ def as_text(out: dict) -> str:
     ]
     for p in out["plans"]:
         lines.append(
-            f"{p['hardware']:<14} {p['layout']:<10} {p['weights_dtype']:<6} "
+            f"{p['hardware']:<14} {(p['layout'] + ' ' + p['levers']).strip():<10} "
+            f"{p['weights_dtype']:<6} "
             f"{p['replicas']:>8} {p['gpus_total']:>5} {p['usd_per_hour']:>8.2f} "
             f"{p['usd_per_million_output_tokens']:>8.3f} {p['output_tokens_per_s_per_gpu']:>10.1f}"
         )

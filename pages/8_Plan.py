@@ -69,6 +69,7 @@ plan_view.unfit(out)
 st.caption(
     f"{out['searches']} capacity searches and {out['checks']} one-run checks over "
     f"{out['runs']} configurations (each GPU × tensor parallel 1–8, and data-parallel ranks "
-    "with expert parallelism for a mixture of experts, × weights dtype); the rest "
+    "with expert parallelism for a mixture of experts, × weights dtype × speculative decoding "
+    "and disaggregation on and off); the rest "
     "were ruled out by analytic bounds before simulating (docs/plan.md)."
 )

@@ -298,3 +298,26 @@ def test_plan_page_survives_hostile_links(pairs):
 
     at = open_page("pages/8_Plan.py", pairs=[*BASE[:2], *pairs], timeout=300)
     assert not at.exception
+
+
+def test_the_levers_are_tried_against_the_scenarios_own_setting():
+    dense = _s()
+    assert plan.levers(dense) == [(), (("disaggregated", "true"),)]
+    spec = _s(("speculative", "eagle3"))
+    assert (("speculative", "none"),) in plan.levers(spec)
+    r1 = resolve([("model", "deepseek-r1"), ("hardware", "h200"), ("gpus", "8")], strict=True)[
+        0
+    ].effective()
+    assert (("speculative", "mtp"),) in plan.levers(r1)
+    runs = plan.runs(r1, ["mi300x"])
+    # no data-parallel layout is disaggregated; every lever run names what it turned
+    assert not any(r.data_parallel > 1 and ("disaggregated", "true") in r.levers for r in runs)
+    mtp = [r for r in runs if ("speculative", "mtp") in r.levers and r.s is not None]
+    assert mtp and all(r.s.speculative == "mtp" for r in mtp)
+    out = plan.plan(
+        resolve([*BASE, ("speculative", "eagle3")], strict=True)[0], hardware=["h100-sxm"]
+    )
+    (p,) = out["plans"]
+    assert p["levers"] == plan.lever_name(
+        resolve(parse_qsl(urlsplit(p["link"]).query), strict=True)[0].effective()
+    )

@@ -163,6 +163,7 @@ def table(out: dict) -> None:
             {
                 "GPU": name,
                 "layout": p["layout"],
+                "levers": p.get("levers") or "–",
                 "weights": p["weights_dtype"],
                 "max seqs": p["max_num_seqs"],
                 "replicas": p["replicas"],
@@ -184,6 +185,11 @@ def table(out: dict) -> None:
         column_config={
             "GPU": st.column_config.TextColumn(width="medium"),
             "layout": st.column_config.TextColumn(width="small"),
+            "levers": st.column_config.TextColumn(
+                width="small",
+                help="Speculative decoding and prefill/decode disaggregation where the plan "
+                "uses them (each tried on and off against the scenario's own setting)",
+            ),
             "USD/hour": st.column_config.NumberColumn(format="%.2f"),
             "USD per M output tokens": st.column_config.NumberColumn(format="%.3f"),
             "output tok/s per GPU": st.column_config.NumberColumn(format="%.1f"),
