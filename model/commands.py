@@ -113,6 +113,17 @@ def hf_repo(s: Scenario) -> str | None:
     return m.group(1) if m else None
 
 
+def _repo(s: Scenario) -> str:
+    """The model's repository for a command, or the placeholder the notes explain."""
+    return hf_repo(s) or "<your-model-repository>"
+
+
+def _draft_repo(s: Scenario) -> str:
+    """The draft model's repository (``speculative=draft``), or a placeholder."""
+    m = _HF.match((draft_spec(s).sources or {}).get("config", ""))
+    return m.group(1) if m else "<draft-model-repository>"
+
+
 @dataclass
 class Command:
     """One command line: its words, and the flags it uses (for the release check)."""
@@ -212,6 +223,45 @@ def _quantisation(s: Scenario, notes: list[str]) -> tuple[str | None, str | None
     return None, None
 
 
+#: the flag each engine names the same knob with, and its FP8 KV-cache value
+_KNOB_FLAGS = {
+    "vllm": {
+        "kv_fp8": "fp8",
+        "max_len": "--max-model-len",
+        "max_num_seqs": "--max-num-seqs",
+        "max_num_batched_tokens": "--max-num-batched-tokens",
+        "gpu_memory_utilization": "--gpu-memory-utilization",
+    },
+    "sglang": {
+        "kv_fp8": "fp8_e4m3",
+        "max_len": "--context-length",
+        "max_num_seqs": "--max-running-requests",
+        "max_num_batched_tokens": "--chunked-prefill-size",
+        "gpu_memory_utilization": "--mem-fraction-static",
+    },
+}
+
+
+def _engine_knobs(cmd: Command, s: Scenario, notes: list[str], engine: str) -> None:
+    """The knobs both engines take, each under ``engine``'s own flag: the weights and KV
+    dtypes, the longest request, the sequences and tokens per step, the memory share."""
+    names = _KNOB_FLAGS[engine]
+    dtype, quant = _quantisation(s, notes)
+    if dtype:
+        cmd.add("--dtype", dtype)
+    if quant:
+        cmd.add("--quantization", quant, check=f"--quantization={quant}")
+    if s.kv_dtype == "fp8":
+        kv = names["kv_fp8"]
+        cmd.add("--kv-cache-dtype", kv, check=f"--kv-cache-dtype={kv}")
+    longest = max_model_len(s)
+    if longest:
+        cmd.add(names["max_len"], longest)
+    cmd.add(names["max_num_seqs"], s.max_num_seqs)
+    cmd.add(names["max_num_batched_tokens"], s.max_num_batched_tokens)
+    cmd.add(names["gpu_memory_utilization"], f"{s.gpu_memory_utilization:g}")
+
+
 def vllm_serve(
     s: Scenario, role: str | None = None, release: str | None = None
 ) -> tuple[Command, list[str]]:
@@ -223,7 +273,7 @@ def vllm_serve(
     tgt = target(s)
     release = release or (tgt.release if tgt.engine == "vllm" else _vllm_target().release)
     graph_default = tgt.graph_mode if tgt.engine == "vllm" else _vllm_target().graph_mode
-    repo = hf_repo(s) or "<your-model-repository>"
+    repo = _repo(s)
     if at_least(release, "0.5.2"):
         cmd = Command(["vllm", "serve", repo], ["vllm serve"])
     else:  # before the vllm command: the API server module, the model as a flag
@@ -234,19 +284,7 @@ def vllm_serve(
         cmd.add("--data-parallel-size", s.data_parallel)
     if s.expert_parallel:
         cmd.add("--enable-expert-parallel")
-    dtype, quant = _quantisation(s, notes)
-    if dtype:
-        cmd.add("--dtype", dtype)
-    if quant:
-        cmd.add("--quantization", quant, check=f"--quantization={quant}")
-    if s.kv_dtype == "fp8":
-        cmd.add("--kv-cache-dtype", "fp8", check="--kv-cache-dtype=fp8")
-    longest = max_model_len(s)
-    if longest:
-        cmd.add("--max-model-len", longest)
-    cmd.add("--max-num-seqs", s.max_num_seqs)
-    cmd.add("--max-num-batched-tokens", s.max_num_batched_tokens)
-    cmd.add("--gpu-memory-utilization", f"{s.gpu_memory_utilization:g}")
+    _engine_knobs(cmd, s, notes, "vllm")
     if s.cuda_graphs == "none":
         cmd.add("--enforce-eager")
     elif graph_default is not None:  # V1: the mode (where the release has it) and the sizes
@@ -305,10 +343,7 @@ def _vllm_speculative(s: Scenario, cmd: Command, notes: list[str], release: str)
     """``--speculative-config`` (0.8.2 on), or the older ``--speculative-model`` and
     ``--num-speculative-tokens`` before it."""
     k = speculative.k_of(s)
-    draft = None
-    if s.speculative == "draft":
-        m = _HF.match((draft_spec(s).sources or {}).get("config", ""))
-        draft = m.group(1) if m else "<draft-model-repository>"
+    draft = _draft_repo(s) if s.speculative == "draft" else None
     head = f"<{s.speculative.upper()} head trained for this model>"
     if s.speculative in ("eagle", "eagle3"):
         notes.append(
@@ -352,7 +387,7 @@ def vllm_bench_serve(s: Scenario, link: str, name: str = "whatif") -> tuple[Comm
     carries ``link`` in its metadata (``whatif_link``). The client is the vllm profile's
     release whatever the server (it talks to any OpenAI-compatible server)."""
     notes: list[str] = []
-    repo = hf_repo(s) or "<your-model-repository>"
+    repo = _repo(s)
     cmd = Command(["vllm", "bench", "serve"], ["vllm bench serve"])
     backend = "sglang" if target(s).engine == "sglang" else "vllm"
     cmd.add("--backend", backend)
@@ -411,7 +446,7 @@ def sglang_serve(s: Scenario, role: str | None = None) -> tuple[Command, list[st
     """SGLang's ``python -m sglang.launch_server`` for ``s`` (``role`` as
     :func:`vllm_serve`'s). SGLang's knobs differ from vLLM's where said in the notes."""
     notes: list[str] = []
-    repo = hf_repo(s) or "<your-model-repository>"
+    repo = _repo(s)
     cmd = Command(["python", "-m", "sglang.launch_server"])
     cmd.add("--model-path", repo)
     cmd.add("--tp-size", s.gpus)
@@ -420,19 +455,7 @@ def sglang_serve(s: Scenario, role: str | None = None) -> tuple[Command, list[st
         cmd.add("--enable-dp-attention")
     if s.expert_parallel:
         cmd.add("--ep-size", s.gpus * s.data_parallel)
-    dtype, quant = _quantisation(s, notes)
-    if dtype:
-        cmd.add("--dtype", dtype)
-    if quant:
-        cmd.add("--quantization", quant, check=f"--quantization={quant}")
-    if s.kv_dtype == "fp8":
-        cmd.add("--kv-cache-dtype", "fp8_e4m3", check="--kv-cache-dtype=fp8_e4m3")
-    longest = max_model_len(s)
-    if longest:
-        cmd.add("--context-length", longest)
-    cmd.add("--max-running-requests", s.max_num_seqs)
-    cmd.add("--chunked-prefill-size", s.max_num_batched_tokens)
-    cmd.add("--mem-fraction-static", f"{s.gpu_memory_utilization:g}")
+    _engine_knobs(cmd, s, notes, "sglang")
     notes.append(
         "SGLang's --mem-fraction-static is the share of GPU memory for weights and KV cache "
         "(activations outside it), so it runs a little below vLLM's --gpu-memory-utilization"
@@ -458,10 +481,8 @@ def sglang_serve(s: Scenario, role: str | None = None) -> tuple[Command, list[st
     if s.speculative != "none":
         k = speculative.k_of(s)
         if s.speculative == "draft":
-            src = (draft_spec(s).sources or {}).get("config", "")
-            m = _HF.match(src)
             cmd.add("--speculative-algorithm", "STANDALONE", check="--speculative-algorithm=draft")
-            cmd.add("--speculative-draft-model-path", m.group(1) if m else "<draft-repository>")
+            cmd.add("--speculative-draft-model-path", _draft_repo(s))
         else:
             algo = _SGLANG_SPEC[s.speculative]
             cmd.add("--speculative-algorithm", algo, check=f"--speculative-algorithm={algo}")
