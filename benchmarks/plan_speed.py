@@ -54,10 +54,7 @@ def main() -> None:
     os.environ["WHATIF_SERVING_INLINE"] = "1"
     from ui import serving_worker
 
-    rate = plan.target_rate(s)
-    usd = plan.prices(None, s)
-    query = s and plan.codecs.to_query(s)
-    jobs = [(query, hw, rate, usd[hw], "http://localhost:8501") for hw in usd]
+    jobs = plan.jobs(s, plan.target_rate(s), plan.prices(None, s))
     for job in jobs:
         serving_worker.plan_row(job, "bench")
     page = _wall(lambda: [serving_worker.plan_row(job, "bench") for job in jobs])

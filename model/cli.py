@@ -291,9 +291,7 @@ def _plan(args, scenario) -> int:
         rate = plan.trace_rate(read_trace_file(args.trace), scenario.rate_scale)
     else:
         rate = plan.target_rate(scenario, args.peak)
-    hws = list(dict.fromkeys(args.hardware)) or list(known)
-    query = codecs.to_query(scenario)
-    jobs = [(query, hw, rate, prices[hw], args.base) for hw in hws]
+    jobs = plan.jobs(scenario, rate, prices, list(dict.fromkeys(args.hardware)), args.base)
     n = args.jobs or min(os.cpu_count() or 1, 8, len(jobs))
     with _stdout_to_stderr():
         if n <= 1:

@@ -393,12 +393,22 @@ def plan(
     job (default: one after another here; the CLI passes a process pool's ``map``)."""
     s = s.effective()
     rate = target_rate(s, peak)
-    usd = prices(price_overrides, s)
-    hws = list(hardware or hardware_presets())
+    todo = jobs(s, rate, prices(price_overrides, s), hardware, base)
+    return assemble(s, rate, (mapper or map)(plan_job, todo))
+
+
+def jobs(
+    s: Scenario,
+    rate: float,
+    usd: dict[str, float],
+    hardware: Iterable[str] | None = None,
+    base: str = codecs.DEFAULT_BASE_URL,
+) -> list[tuple[str, str, float, float, str]]:
+    """The plan's jobs, one per hardware preset (all of them, or ``hardware``), as the plain
+    values :func:`plan_job` takes: the scenario's link query, the preset, the rate, its price
+    (``usd``, :func:`prices`) and the app's address for the links."""
     query = codecs.to_query(s)
-    jobs = [(query, hw, rate, usd[hw], base) for hw in hws]
-    rows = list((mapper or map)(plan_job, jobs))
-    return assemble(s, rate, rows)
+    return [(query, hw, rate, usd[hw], base) for hw in (hardware or hardware_presets())]
 
 
 def plan_job(job: tuple[str, str, float, float, str]) -> dict:

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from model import codecs, plan
+from model import plan
 from model.errors import ScenarioError
 from model.presets import hardware_presets
 from model.scenario import Scenario
@@ -85,10 +85,7 @@ def jobs(s: Scenario, peak: bool, overrides: dict[str, float]) -> tuple[float, l
     """The plan's rate and its jobs, one per hardware preset (plain values: a scheduler could
     take them as they are)."""
     rate = plan.target_rate(s, peak)
-    usd = plan.prices(overrides, s)
-    query = codecs.to_query(s)
-    base = state.base_url()
-    return rate, [(query, hw, rate, usd[hw], base) for hw in hardware_presets()]
+    return rate, plan.jobs(s, rate, plan.prices(overrides, s), base=state.base_url())
 
 
 def run(todo: list[tuple], on_row) -> list[dict]:
