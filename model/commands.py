@@ -19,7 +19,7 @@ import json
 import math
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Annotated
 
@@ -164,15 +164,7 @@ class Commands:
     missing: list[str]
 
     def to_json(self) -> dict:
-        return {
-            "engine_release": self.engine_release,
-            "vllm_serve": self.vllm_serve,
-            "sglang_serve": self.sglang_serve,
-            "vllm_bench_serve": self.vllm_bench_serve,
-            "kubernetes": self.kubernetes,
-            "notes": self.notes,
-            "missing": self.missing,
-        }
+        return asdict(self)
 
 
 # ---- vLLM ----------------------------------------------------------------------------------

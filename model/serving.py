@@ -709,6 +709,16 @@ def _finite_number(v) -> float | None:
     return float(v)
 
 
+def _serving_runs(datasets):
+    """Each run of the imported serving benchmarks: (data set, the run's own row, the row
+    with the data set's conditions and figures under it)."""
+    for ds in datasets:
+        if ds.kind != "serving":
+            continue
+        for row in ds.rows or [dict(ds.conditions) | dict(ds.figures)]:
+            yield ds, row, {**ds.conditions, **ds.figures, **row}
+
+
 _GPU_FACTORS = (
     ("tensor_parallel_size", "tp"),
     ("pipeline_parallel_size", "pp"),
@@ -731,35 +741,31 @@ def benchmark_pareto_points(datasets, replica_gpus: int) -> list[dict]:
        ``_infer_gpu_count``; docs/research/issue-43-bench-formats.md, section 2.8.
     """
     out = []
-    for ds in datasets:
-        if ds.kind != "serving":
+    for ds, row, r in _serving_runs(datasets):
+        thr = _finite_number(r.get("output_throughput"))
+        users = _finite_number(r.get("max_concurrency")) or _finite_number(
+            r.get("max_concurrent_requests")
+        )
+        if thr is None or thr <= 0 or users is None or users <= 0:
             continue
-        for row in ds.rows or [dict(ds.conditions) | dict(ds.figures)]:
-            r = {**ds.conditions, **ds.figures, **row}
-            thr = _finite_number(r.get("output_throughput"))
-            users = _finite_number(r.get("max_concurrency")) or _finite_number(
-                r.get("max_concurrent_requests")
-            )
-            if thr is None or thr <= 0 or users is None or users <= 0:
-                continue
-            # the run's own keys only: a sweep's runs differ in them, and a data set's
-            # conditions gather every run's
-            own = row if ds.rows else r
-            factors = [
-                _finite_number(own.get(long)) or _finite_number(own.get(short))
-                for long, short in _GPU_FACTORS
-            ]
-            stated = [f for f in factors if f]
-            gpus = math.prod(stated) if stated else replica_gpus
-            whose = "its" if stated else "the scenario's"
-            out.append(
-                {
-                    "tokens_per_s_per_user": thr / users,
-                    "tokens_per_s_per_gpu": thr / gpus,
-                    "label": f"{ds.name}: {thr:,.0f} output tok/s, {users:g} users, "
-                    f"{gpus:g} GPUs ({whose})",
-                }
-            )
+        # the run's own keys only: a sweep's runs differ in them, and a data set's
+        # conditions gather every run's
+        own = row if ds.rows else r
+        factors = [
+            _finite_number(own.get(long)) or _finite_number(own.get(short))
+            for long, short in _GPU_FACTORS
+        ]
+        stated = [f for f in factors if f]
+        gpus = math.prod(stated) if stated else replica_gpus
+        whose = "its" if stated else "the scenario's"
+        out.append(
+            {
+                "tokens_per_s_per_user": thr / users,
+                "tokens_per_s_per_gpu": thr / gpus,
+                "label": f"{ds.name}: {thr:,.0f} output tok/s, {users:g} users, "
+                f"{gpus:g} GPUs ({whose})",
+            }
+        )
     return out
 
 
@@ -770,29 +776,25 @@ def benchmark_points(datasets) -> list[dict]:
     at a stated concurrency only is placed at the rate it served (``request_throughput``),
     and says so in its label."""
     out = []
-    for ds in datasets:
-        if ds.kind != "serving":
+    for ds, _row, r in _serving_runs(datasets):
+        rate = _finite_number(r.get("request_rate"))
+        served = _finite_number(r.get("request_throughput"))
+        where = "offered"
+        if rate is None:
+            rate, where = served, "served"
+        if rate is None or rate <= 0:
             continue
-        for row in ds.rows or [dict(ds.conditions) | dict(ds.figures)]:
-            r = {**ds.conditions, **ds.figures, **row}
-            rate = _finite_number(r.get("request_rate"))
-            served = _finite_number(r.get("request_throughput"))
-            where = "offered"
-            if rate is None:
-                rate, where = served, "served"
-            if rate is None or rate <= 0:
-                continue
-            conc = r.get("max_concurrency")
-            load = f"{rate:.3g} req/s {where}" + (f", concurrency {conc}" if conc else "")
-            for key, name in _MEASURED:
-                v = _finite_number(r.get(key))
-                if v is not None and v > 0:
-                    out.append(
-                        {
-                            "request_rate": rate,
-                            "value": v,
-                            "figure": key,
-                            "label": f"{ds.name}: {name} ({load})",
-                        }
-                    )
+        conc = r.get("max_concurrency")
+        load = f"{rate:.3g} req/s {where}" + (f", concurrency {conc}" if conc else "")
+        for key, name in _MEASURED:
+            v = _finite_number(r.get(key))
+            if v is not None and v > 0:
+                out.append(
+                    {
+                        "request_rate": rate,
+                        "value": v,
+                        "figure": key,
+                        "label": f"{ds.name}: {name} ({load})",
+                    }
+                )
     return out
