@@ -12,10 +12,14 @@ examples, :mod:`model.datafiles`. Each module reads:
 - :mod:`~model.readers.csv_import`: our own measurement CSVs (decode sweep, launch
   micro-benchmark, cold-start items, request latency, capture-kit bandwidth and host-to-device).
 - :mod:`~model.readers.vllm_log`: a vLLM server's start-up log (``whatif parse-log``).
-- :mod:`~model.readers.bench_import`: benchmark outputs: vllm bench serve / latency /
-  throughput, SGLang bench_serving, GenAI-Perf and AIPerf (JSON, JSONL, CSV, console tables).
+- :mod:`~model.readers.formats`: benchmark outputs, one module per format: vllm bench serve /
+  latency / throughput / startup / sweep, SGLang bench_serving, GenAI-Perf and AIPerf (JSON,
+  JSONL, CSV, console tables); :mod:`~model.readers.bench_import` tries them on a text.
+- :mod:`~model.readers.registry`: every reader module's ``READERS`` (how it recognises a file,
+  how it reads one, how the accepted-formats sentence names it), collected in one list.
 - :mod:`~model.readers.importers`: the one entry point (:func:`~model.readers.importers.import_file`)
-  that recognises which of the three above a file is and reads it with that one.
+  that tries the registered readers in their order and refuses a file none of them recognises
+  with the sentence made from the registry.
 - :mod:`~model.readers.examples`: the example measurement data sets of ``presets/examples.yaml``,
   read by the same entry point as an upload.
 - :mod:`~model.readers.traces`: request traces (plain, Azure, BurstGPT) for the Scale to zero

@@ -141,7 +141,15 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from model.errors import ScenarioError
-from model.readers.measurements import COLD_ITEMS, CSV_SCHEMAS, MAX_BYTES, MAX_ROWS, Dataset, number
+from model.readers.measurements import (
+    COLD_ITEMS,
+    CSV_SCHEMAS,
+    MAX_BYTES,
+    MAX_ROWS,
+    Dataset,
+    Reader,
+    number,
+)
 from model.scenario import CUDA_GRAPHS_MODES
 
 MAX_LINE = 100_000  #: characters in one line
@@ -1102,3 +1110,19 @@ _FIGURES = {
     "bandwidth": _figures_bandwidth,
     "h2d": _figures_h2d,
 }
+
+
+#: how this module's formats are recognised and read (:mod:`model.readers.registry`)
+READERS = (
+    Reader(
+        name="our_csv",
+        stage="csv",
+        order=20,
+        formats=tuple(f"{kind}_csv" for kind in CSV_SCHEMAS),
+        recognise=lambda text: True,
+        read=lambda name, text: read_csv(text, name),
+        accepted="our CSVs (decode sweep, launch micro-benchmark, cold-start items, request "
+        "latency, capture-kit bandwidth and host-to-device)",
+        shown=10,
+    ),
+)

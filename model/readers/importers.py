@@ -22,17 +22,13 @@ from __future__ import annotations
 import json
 
 from model.errors import ScenarioError
-from model.readers import bench_import, csv_import, vllm_log
+from model.readers import bench_import, registry
 from model.readers.measurements import Dataset, decode_text
 
-ACCEPTED = (
-    "our CSVs (decode sweep, launch micro-benchmark, cold-start items, request latency, "
-    "capture-kit bandwidth and host-to-device), vLLM start-up logs, vLLM benchmark results "
-    "(vllm bench serve / benchmark_serving.py JSON, JSONL or stdout table; vllm bench sweep "
-    "summary.json or summary.csv; vllm bench latency and throughput stdout or JSON; vllm bench "
-    "startup stdout or JSON), SGLang bench_serving (table, JSON, JSONL), GenAI-Perf "
-    "profile_export_genai_perf.csv / .json and GenAI-Perf or AIPerf console tables"
-)
+
+def accepted() -> str:
+    """Every accepted file format, in one sentence (:func:`model.readers.registry.accepted`)."""
+    return registry.accepted()
 
 
 def _looks_like_csv(text: str) -> bool:
@@ -74,16 +70,12 @@ def import_text(text: str, name: str) -> Dataset:
         if ds is None:
             raise ScenarioError(
                 name,
-                "a JSON file that is not a benchmark result; accepted JSON: vllm bench serve / "
-                "benchmark_serving.py --save-result (JSON or JSONL), vllm bench sweep summary.json, "
-                "vllm bench latency, throughput or startup --output-json, GenAI-Perf profile_export_genai_perf.json",
+                "a JSON file that is not a benchmark result; accepted JSON: "
+                + registry.accepted_json(),
             )
         return ds
     if _looks_like_csv(text):
-        ds = bench_import.read_sweep_csv(text, name)  # before the request CSV, whose columns
-        if ds is not None:  # a sweep's summary.csv partly shares
-            return ds
-        ds = csv_import.read_csv(text, name)
+        ds = registry.read_text(name, text, stage="csv")
         if ds is None:
             ds = bench_import.read_bench(text, name)
         if ds is not None:
@@ -92,15 +84,18 @@ def import_text(text: str, name: str) -> Dataset:
     if ds is not None:
         return ds
     try:
-        return vllm_log.parse_log(text, name)
+        ds = registry.read_text(name, text, stage="log")
     except ScenarioError as exc:
         if _looks_like_csv(text):
             raise ScenarioError(
                 name,
                 "a CSV whose columns are none of the accepted formats; see the templates "
-                f"(accepted: {ACCEPTED})",
+                f"(accepted: {accepted()})",
             ) from None
-        raise ScenarioError(name, f"{exc.message}; accepted files: {ACCEPTED}") from None
+        raise ScenarioError(name, f"{exc.message}; accepted files: {accepted()}") from None
+    if ds is None:
+        raise ScenarioError(name, f"none of the accepted formats; accepted files: {accepted()}")
+    return ds
 
 
 def import_file(name: str, data: bytes) -> Dataset:

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from model.errors import ScenarioError
 
@@ -203,3 +205,24 @@ def number(text) -> float | None:
 def template_csv(kind: str) -> str:
     """A downloadable template of one of our CSV formats (header and example rows)."""
     return "\n".join(CSV_SCHEMAS[kind]["template"]) + "\n"
+
+
+#: where :mod:`model.readers.importers` tries a reader (:mod:`model.readers.registry`)
+STAGES = ("json", "text", "csv", "log")
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One way a file is recognised and read: each reader module lists its own in a
+    module-level ``READERS`` tuple, which :mod:`model.readers.registry` collects."""
+
+    name: str  #: unique id (``serve_json``, ``genai_perf_csv``…)
+    stage: str  #: one of :data:`STAGES`
+    order: int  #: within the stage, lowest first
+    formats: tuple[str, ...]  #: the ``Dataset.format`` values it returns
+    recognise: Callable[[Any], bool]  #: the JSON value (stage json) or the text
+    read: Callable[[str, Any], Any]  #: (file name, value or text) → Dataset or None
+    accepted: str = ""  #: how the accepted-formats sentence names it ("" where another reader's
+    #: phrase covers it)
+    accepted_json: str = ""  #: how the refusal of an unrecognised JSON file names it
+    shown: int = 0  #: place of its phrase in the sentences

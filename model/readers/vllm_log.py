@@ -174,7 +174,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 
 from model.errors import ScenarioError
-from model.readers.measurements import Dataset, decode_text, number
+from model.readers.measurements import Dataset, Reader, decode_text, number
 
 MAX_LINE = 20_000  #: longer lines are skipped (a problem says which)
 MAX_JOINS = 3  #: continuation lines joined onto one line at most
@@ -1750,3 +1750,18 @@ def _items(
     if capture_s is not None:
         items["item5_capture_s"] = capture_s
     return items
+
+
+#: how this module's formats are recognised and read (:mod:`model.readers.registry`)
+READERS = (
+    Reader(
+        name="vllm_log",
+        stage="log",
+        order=10,
+        formats=("vllm_log",),
+        recognise=lambda text: True,
+        read=lambda name, text: parse_log(text, name),
+        accepted="vLLM start-up logs",
+        shown=20,
+    ),
+)
