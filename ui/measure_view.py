@@ -11,6 +11,7 @@ import streamlit as st
 
 from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
 from model.readers.examples import examples
+from model.readers.importers import accepted
 from model.readers.measurements import Dataset
 from model.readers.setup import linked_scenario, setup_mismatch
 from model.scenario import Scenario
@@ -83,8 +84,8 @@ def upload_area() -> None:
     if ok:
         st.caption(text)
     st.file_uploader(
-        "Measurement files: our CSVs, vLLM start-up logs, vLLM benchmark JSON/JSONL/stdout, "
-        f"GenAI-Perf CSV/JSON (5 MB each at most, {data.MAX_DATASETS} data sets at once)",
+        f"Measurement files (5 MB each at most, {data.MAX_DATASETS} data sets at once)",
+        help="Recognised from their content, not their name: " + accepted() + ".",
         accept_multiple_files=True,
         key=state.watch_widget("w_meas_upload", None),
         on_change=data.on_upload,
