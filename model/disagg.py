@@ -59,23 +59,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from model import memory
 from model.datafiles import PRESETS_DIR, load_file
-from model.engine import (
-    CAPACITY_REQUESTS,
-    DoesNotFit,
-    Sim,
-    StepModel,
-    Workload,
-    check_fits,
-    figures,
-    frontend_fifo,
-    saturated,
-    search_key,
-    workload,
-)
-from model.engine import simulate as simulate_engine
+from model.runfigures import figures, saturated
 from model.scenario import Scenario
+from model.scheduler import DoesNotFit, Sim, check_fits, frontend_fifo
+from model.scheduler import simulate as simulate_engine
 from model.steplog import StepLog
+from model.stepmodel import StepModel
 from model.units import GB, MS
+from model.workload import CAPACITY_REQUESTS, Workload, search_key, workload
 
 #: the most runs a closed-loop (concurrency-limited) disaggregated run repeats
 CLOSED_LOOP_ROUNDS = 6
@@ -285,7 +276,7 @@ def prefill_run(ps: Scenario, wl: Workload, sm: StepModel) -> Sim:
     within ``max_num_batched_tokens`` and ``max_num_seqs``; a prompt done samples its token
     and leaves). It gives the general simulator's result; where prefix caching could hit or
     the KV cache could bind (preemption), the general simulator runs instead."""
-    from model.engine import _kv_weights, kv_blocks, prefix_plan
+    from model.scheduler import _kv_weights, kv_blocks, prefix_plan
 
     prompts = np.asarray(wl.prompt_tokens, dtype=np.int64)
     kw = _kv_weights(ps)

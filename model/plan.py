@@ -214,9 +214,9 @@ def bound(run: Run, rate: float, price: float) -> Run:
     """Fill ``run``'s analytic figures (:data:`Run.reason` when it cannot serve within the
     SLO). See the module's docstring for the bounds and why they hold."""
     from model import decode
-    from model.engine import DoesNotFit, check_fits
     from model.memory import memory_figures
     from model.request import request_figures
+    from model.scheduler import DoesNotFit, check_fits
 
     if run.reason is not None or run.s is None:
         return run

@@ -1,10 +1,16 @@
-"""Serving under load (SPEC 4.6): one replica's run of the clients (:mod:`model.engine`: the
-continuous-batching engine and ``vllm bench serve``'s clients; :mod:`model.disagg`: a replica
-as a prefill pool and a decode pool), the largest rate a replica holds within the SLO, the
-replicas and GPUs a rate needs, the Pareto front, the sections of ``whatif eval`` and the
-Serving lens's one call.
+"""Serving under load (SPEC 4.6): one replica's run of the clients, the largest rate a replica
+holds within the SLO, the replicas and GPUs a rate needs, the Pareto front, the sections of
+``whatif eval`` and the Serving lens's one call.
 
-The engine's names are re-exported here (``serving.simulate``, ``serving.Workload``…), where
+The simulator it runs is four modules: :mod:`model.workload` (``vllm bench serve``'s clients
+and the capacity search's runs), :mod:`model.stepmodel` (what one engine step takes),
+:mod:`model.scheduler` (one continuous-batching replica, step by step) and
+:mod:`model.runfigures` (a run's figures and timeline); :mod:`model.disagg` runs a replica as a
+prefill pool and a decode pool. The capacity search, its sweep and the Pareto front keep
+their own bounded memo per scenario (what they read, :func:`model.workload.search_key`); the
+app's worker caches the lens results, and nothing outside :mod:`model` fills a cache here.
+
+The simulator's names are re-exported here (``serving.simulate``, ``serving.Workload``…), where
 the rest of the code base and the tests have always found them.
 """
 
@@ -16,37 +22,43 @@ from collections import OrderedDict
 import numpy as np
 
 from model import disagg
-from model.engine import (  # noqa: F401 - re-exported: the engine's names, as ever
-    _NOT_READ,
-    BLOCK_TOKENS,
-    CAPACITY_REQUESTS,
-    MAX_TABLE_TOKENS,
+from model.layouts import layout_name
+from model.runfigures import (  # noqa: F401 - re-exported: the simulator's names, as ever
     METRICS,
+    _streamed,
+    _weighted_percentiles,
+    figures,
+    saturated,
+    timeline,
+)
+from model.scenario import Scenario
+from model.scheduler import (  # noqa: F401 - re-exported: the simulator's names, as ever
+    BLOCK_TOKENS,
     DoesNotFit,
     Sim,
-    StepModel,
-    Workload,
     _kv_weights,
     _KvWeights,
     _Req,
     _steps_that_fit,
-    _streamed,
-    _weighted_percentiles,
-    arrivals,
     check_fits,
-    chunk_attention,
-    figures,
     frontend_fifo,
     kv_blocks,
     prefix_plan,
-    saturated,
-    search_key,
     simulate,
-    timeline,
+)
+from model.stepmodel import (  # noqa: F401 - re-exported: the simulator's names, as ever
+    MAX_TABLE_TOKENS,
+    StepModel,
+    chunk_attention,
+)
+from model.workload import (  # noqa: F401 - re-exported: the simulator's names, as ever
+    _NOT_READ,
+    CAPACITY_REQUESTS,
+    Workload,
+    arrivals,
+    search_key,
     workload,
 )
-from model.layouts import layout_name
-from model.scenario import Scenario
 
 SERVING_KEYS = (
     "request_rate",

@@ -70,7 +70,7 @@ def test_the_simulator_serves_one_rank_and_scales(scenario):
         model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, num_requests=400
     ).effective()
     wl = serving.workload(s)
-    from model.engine import rank_share
+    from model.workload import rank_share
 
     part = rank_share(wl, 8)
     assert len(part.arrival_s) == 50
@@ -83,7 +83,7 @@ def test_the_simulator_serves_one_rank_and_scales(scenario):
 
 
 def test_api_servers_follow_the_engine(scenario):
-    from model.engine import api_servers
+    from model.stepmodel import api_servers
 
     vllm = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, engine="vllm")
     sglang = scenario(
