@@ -4,15 +4,12 @@
 import streamlit as st
 
 from ui import lens_view
-from ui.layout import (
-    accuracy_panel,
-    assumption_line,
-    calibration_notice,
-    glossary,
-    scenario_caption,
-)
+from ui.assumptions import accuracy_panel, assumption_line
 from ui.lenses.home import HOME
+from ui.notices import calibration_notice
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
+from ui.views import glossary
 
 lens_view.page_config(HOME.page)
 s = page_scenario(HOME.page.key, defer=True)

@@ -4,18 +4,13 @@ and batching buy? (SPEC 4.1) Declared in :mod:`ui.lenses.roofline`."""
 import streamlit as st
 
 from ui import lens_view
+from ui.assumptions import assumption_line
 from ui.cold_controls import decode_release_control
 from ui.formulas import roofline_formulas
-from ui.layout import (
-    assumption_line,
-    fit_warning,
-    parallel_notice,
-    scenario_caption,
-    speculative_notice,
-    weights_size_notice,
-)
 from ui.lenses.roofline import ROOFLINE
+from ui.notices import fit_warning, parallel_notice, speculative_notice, weights_size_notice
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(ROOFLINE.page)
 s = page_scenario(ROOFLINE.page.key, defer=True)

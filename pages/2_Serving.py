@@ -5,10 +5,11 @@ clients' and objectives' controls are the page's own."""
 import streamlit as st
 
 from ui import lens_view, serving_view
+from ui.assumptions import assumption_line
 from ui.formulas import serving_formulas
-from ui.layout import assumption_line, scenario_caption
 from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(SERVING.page)
 s = page_scenario(SERVING.page.key, defer=True)

@@ -4,19 +4,14 @@
 import streamlit as st
 
 from ui import lens_view
+from ui.assumptions import assumption_line
 from ui.buckets import bucket_editor
 from ui.cold_controls import release_control
 from ui.formulas import launch_formulas
-from ui.layout import (
-    assumption_line,
-    fit_warning,
-    parallel_notice,
-    scenario_caption,
-    speculative_notice,
-    weights_size_notice,
-)
 from ui.lenses.launch import LAUNCH
+from ui.notices import fit_warning, parallel_notice, speculative_notice, weights_size_notice
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(LAUNCH.page)
 s = page_scenario(LAUNCH.page.key, defer=True)

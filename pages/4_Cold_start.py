@@ -6,18 +6,15 @@ import streamlit as st
 
 from model.presets import cold_start_presets
 from ui import lens_view
+from ui.assumptions import assumption_line
 from ui.buckets import bucket_editor
 from ui.cold_controls import cold_controls
 from ui.formulas import cold_start_formulas
-from ui.layout import (
-    assumption_line,
-    fit_warning,
-    md_escape,
-    scenario_caption,
-    weights_size_notice,
-)
 from ui.lenses.cold_start import COLD_START
+from ui.notices import fit_warning, weights_size_notice
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
+from ui.text import md_escape
 
 lens_view.page_config(COLD_START.page)
 s = page_scenario(COLD_START.page.key, defer=True)

@@ -6,10 +6,11 @@ import streamlit as st
 
 from ui import economics_view as view
 from ui import lens_view
+from ui.assumptions import assumption_line
 from ui.formulas import economics_formulas
-from ui.layout import assumption_line, scenario_caption
 from ui.lenses.scale_to_zero import SCALE_TO_ZERO
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 from ui.text import md_escape
 
 lens_view.page_config(SCALE_TO_ZERO.page)

@@ -11,10 +11,11 @@ from model.readers.measurements import CSV_SCHEMAS, template_csv
 from ui import lens_view
 from ui import measure_data as data
 from ui import measure_view as view
-from ui.layout import assumption_line, scenario_caption
+from ui.assumptions import assumption_line
 from ui.lenses.measurements import MEASUREMENTS
 from ui.measure_charts import is_startup
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(MEASUREMENTS.page)
 s = page_scenario(MEASUREMENTS.page.key, defer=True)

@@ -5,10 +5,10 @@ import streamlit as st
 
 from model.compare import MAX_SCENARIOS
 from ui import compare_view, lens_view
-from ui.layout import scenario_caption
 from ui.lenses import compare
 from ui.lenses.compare_page import PAGE
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(PAGE)
 s = page_scenario(PAGE.key, defer=True)

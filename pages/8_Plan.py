@@ -7,9 +7,9 @@ import streamlit as st
 from model import plan
 from model.errors import ScenarioError
 from ui import lens_view, plan_view, serving_view
-from ui.layout import scenario_caption
 from ui.lenses.plan_page import PAGE
 from ui.page import draw_sidebar, page_scenario
+from ui.scenario_caption import scenario_caption
 
 lens_view.page_config(PAGE)
 s = page_scenario(PAGE.key, defer=True)

@@ -664,7 +664,7 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     for hw in ("h100-sxm", "h200", "rtx-4090"):
         assert decode.gemm_floor_s(scenario(hardware=hw, **kw).effective(), 1) == 0
     # the lens's assumption line says so, and only where it applies
-    from ui.layout import assumptions
+    from ui.assumptions import assumptions
 
     assert "6.6 µs more per GEMM than an H100" in assumptions(mi)
     assert "per GEMM" not in assumptions(scenario(hardware="h100-sxm", **kw))

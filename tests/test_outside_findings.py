@@ -767,7 +767,7 @@ def test_a_request_rate_fits_its_metric_at_1440_px():
 
 
 def test_calibrated_values_carry_their_units():
-    from ui.layout import calibrated_values
+    from ui.scenario_caption import calibrated_values
 
     s = resolve(
         [("scenario", "seed-3b-4090"), ("host_ms", "1.424"), ("bw_efficiency", "0.8")]

@@ -384,7 +384,7 @@ def cases():
 
 
 def view_labels(at, key: str) -> list[str]:
-    """The labels of the page's views (``ui.layout.lazy_tabs``, session key ``key``) in an
+    """The labels of the page's views (``ui.views.lazy_tabs``, session key ``key``) in an
     AppTest run."""
     return [bg for bg in at.get("button_group") if bg.key == key][0].options
 

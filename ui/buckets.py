@@ -6,7 +6,7 @@ import streamlit as st
 
 from model.scenario import VLLM_CAPTURE_SIZES, Scenario
 from ui import state
-from ui.layout import md_escape
+from ui.text import md_escape
 
 BUCKET_PRESETS = {
     "vLLM default": VLLM_CAPTURE_SIZES,

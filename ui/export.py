@@ -480,7 +480,7 @@ PRINT_CSS = """
 #: the key prefix of a row whose items share its width equally (:data:`SCREEN_CSS`)
 EQUAL_ROW = "equal_row"
 #: on screen, a table's printable twin stays hidden (see :data:`PRINT_CSS`), the items of an
-#: equal row (:func:`ui.layout.equal_row`) share its width as ``st.columns`` would share it
+#: equal row (:func:`ui.views.equal_row`) share its width as ``st.columns`` would share it
 #: (stacked under 640 px, as columns stack), and a chart's caption keeps its share link for
 #: downloads and paper (the sidebar shows it)
 SCREEN_CSS = (

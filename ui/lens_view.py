@@ -16,9 +16,10 @@ import streamlit as st
 
 from model import codecs
 from model.scenario import Scenario
-from ui import compare, layout, state
+from ui import breakdown, compare, state, views
 from ui.chart_view import chart
 from ui.lens import Lens, Metric, Page, View, text
+from ui.text import BOUND_HELP, fmt
 
 
 def _compute(lens: Lens, s: Scenario, baseline: bool) -> dict:
@@ -84,7 +85,7 @@ class Shown:
         items = [m for m in row.items if m.when is None or m.when(v)]
         if not items:
             return
-        box = layout.equal_row(f"{self.lens.key}_{name}")
+        box = views.equal_row(f"{self.lens.key}_{name}")
         for m in items:
             self._metric(box, m)
         caption = text(row.caption, v)
@@ -97,8 +98,8 @@ class Shown:
             value = m.value(v)
         else:
             raw = compare.lookup(v.f, m.path)
-            value = (m.show or layout.fmt)(raw) if not m.bound else raw
-        help_text = layout.BOUND_HELP.get(value) if m.bound else text(m.help, v)
+            value = (m.show or fmt)(raw) if not m.bound else raw
+        help_text = BOUND_HELP.get(value) if m.bound else text(m.help, v)
         if m.delta and self.deltas and m.path:
             delta = self.deltas(m.path, m.better, m.unit)
         else:
@@ -155,11 +156,11 @@ class Shown:
         tables = {}
         if self.lens.breakdown:
             base = self.base and self.base.f
-            tables["Figures"] = layout.breakdown(self.f, self.lens.breakdown, base)
+            tables["Figures"] = breakdown.breakdown(self.f, self.lens.breakdown, base)
         for name in self.lens.downloads:
             t = self.lens.table(name)
             tables[t.download] = t.build(self.view)
-        layout.downloads(self.s, tables, self.lens.slug)
+        breakdown.downloads(self.s, tables, self.lens.slug)
 
 
 def page_config(page: Page) -> None:
@@ -168,6 +169,6 @@ def page_config(page: Page) -> None:
 
 
 def page_tabs(page: Page, labels: list[str] | None = None) -> list:
-    """The page's lazy tabs (:func:`ui.layout.lazy_tabs`) as it declares them; ``labels`` for
+    """The page's lazy tabs (:func:`ui.views.lazy_tabs`) as it declares them; ``labels`` for
     a page whose tabs depend on what is loaded (Measurements)."""
-    return layout.lazy_tabs(list(page.tabs) if labels is None else labels, key=page.tab_key)
+    return views.lazy_tabs(list(page.tabs) if labels is None else labels, key=page.tab_key)

@@ -17,8 +17,8 @@ from model.readers.setup import linked_scenario, setup_mismatch
 from model.scenario import Scenario
 from ui import measure_data as data
 from ui import state
-from ui.layout import calibrated_values, key_value
 from ui.measure_charts import is_startup
+from ui.scenario_caption import calibrated_values, key_value
 from ui.text import key_name, md_escape
 
 KIND_NAMES = {

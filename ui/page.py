@@ -9,10 +9,10 @@ import streamlit as st
 
 from model.scenario import Scenario
 from ui import export, refreeze_after_imports, state, streamlit_internals
-from ui.layout import md_escape
 from ui.lenses import PAGE_OF
 from ui.settings import env_number
 from ui.sidebar import sidebar
+from ui.text import md_escape
 
 _PENDING = "_whatif_pending_sidebar"
 

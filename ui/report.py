@@ -24,6 +24,7 @@ from model import codecs
 from model.compare import Row, change, lookup
 from model.scenario import Scenario
 from ui import baseline_charts, economics_view, state
+from ui.assumptions import assumptions
 from ui.chart_common import SpecFigure
 from ui.export import (
     FORMAT_KEY,
@@ -40,7 +41,6 @@ from ui.export import (
     shown,
     yaml_text,
 )
-from ui.layout import assumptions
 from ui.lens import Lens, View
 from ui.lenses import LENSES
 

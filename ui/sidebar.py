@@ -15,9 +15,9 @@ from model.presets import hardware_presets, model_presets, scenario_description,
 from model.scenario import CUDA_GRAPHS_MODES, LAUNCH_MODELS, Scenario
 from model.units import WEIGHTS_DTYPES
 from ui import compare, export, report, state
-from ui.layout import GLOSSARY, equal_row, key_name, md_escape
 from ui.lenses import PAGES
-from ui.text import modified_caption, scenario_label
+from ui.text import GLOSSARY, key_name, md_escape, modified_caption, scenario_label
+from ui.views import equal_row
 
 DEFAULTS_LABEL = "(built-in defaults)"
 

@@ -208,7 +208,7 @@ def set_trace_link(trace_id: str | None) -> None:
 
 def open_tab(arrival: bool = False) -> str | None:
     """The label of the tab the link opens on this page, or None (the first tab); with
-    ``arrival``, the tab the page opened on (what :func:`ui.layout.lazy_tabs` opens first; fixed
+    ``arrival``, the tab the page opened on (what :func:`ui.views.lazy_tabs` opens first; fixed
     while the session stays on the page)."""
     held = st.session_state.get(TAB_DEFAULT if arrival else TAB)
     if held is None or held[0] != st.session_state.get(PAGE):

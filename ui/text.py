@@ -370,3 +370,24 @@ def step_ms(ms: float) -> str:
     if ms < 10_000:
         return f"{ms:,.1f} ms"
     return f"{ms / 1000:,.2f} s"
+
+
+def fmt(value: float, digits: int = 3) -> str:
+    """A number with ``digits`` significant digits and thousands separators."""
+    if value is None:
+        return "–"
+    if abs(value) >= 10**digits:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}g}"
+
+
+#: what each value of ``decode.bound`` / ``request.prefill_bound`` means (a metric's help)
+BOUND_HELP = {
+    "memory": "Reading the weights and the KV cache from HBM takes longest.",
+    "compute": "The FLOPs take longest: the step is past the ridge point (enough FLOPs per "
+    "byte read that the arithmetic, not memory, sets the pace).",
+    "communication": "The tensor-parallel all-reduce takes longer than the HBM reads and the "
+    "FLOPs: faster links or fewer GPUs help more than quantising.",
+    "overhead": "Launches and host work take longer than the GPU's work: the GPU waits for "
+    "the CPU (CUDA graphs and a lighter host loop help).",
+}

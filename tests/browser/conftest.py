@@ -305,7 +305,7 @@ def share_link(page) -> tuple[str, list[tuple[str, str]]]:
 
 
 def view(page_or_locator, label: str):
-    """The picker button of a page's view ``label`` (``ui.layout.lazy_tabs``: a segmented
+    """The picker button of a page's view ``label`` (``ui.views.lazy_tabs``: a segmented
     control labelled "View", each view a radio button)."""
     group = page_or_locator.get_by_role("radiogroup", name="View")
     return group.get_by_role("radio", name=label, exact=True)

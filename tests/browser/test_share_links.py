@@ -200,7 +200,7 @@ def test_the_sidebar_lists_home_and_puts_the_link_pin_and_export_above_the_widge
 
 
 def test_the_views_are_a_labelled_picker_that_the_keyboard_operates(page, app_url):
-    """A page's views (``ui.layout.lazy_tabs``) are one radio group named "View", every label in
+    """A page's views (``ui.views.lazy_tabs``) are one radio group named "View", every label in
     order, one checked; the arrow keys move between the views and Space opens one, and the link
     carries it."""
     open_page(page, f"{app_url}/Cold_start?scenario={SEED}")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from model.compare import with_best
 from model.economics import STRATEGY_NAMES
-from ui.layout import BOUND_HELP, fmt, latency
 from ui.lens import Figure, Metric, Metrics, View
-from ui.text import GLOSSARY
+from ui.text import BOUND_HELP, GLOSSARY, fmt, latency
 
 
 def _chunking(v: View) -> str:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from model import serving
 from model.evaluate import summary
 from ui import serving_worker
-from ui.layout import fmt
 from ui.lens import Lens, Metric, Metrics, Page, View
 from ui.lenses import cold_start, launch, roofline
 from ui.lenses.common import REQUEST_SHORT, STRATEGY, economics_figures, ms_latency
+from ui.text import fmt
 
 DECODE = Metrics(
     (

@@ -8,11 +8,10 @@ import pandas as pd
 from model.evaluate import launch_lens
 from model.ranges import is_point
 from ui import launch_charts, measure_data
-from ui.layout import fmt, share
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses import roofline
 from ui.measure_charts import with_measured
-from ui.text import release_product, step_ms
+from ui.text import fmt, release_product, share, step_ms
 
 
 def _lf(v: View) -> dict:

@@ -8,12 +8,11 @@ import pandas as pd
 from model.compare import Row
 from model.evaluate import roofline_lens
 from ui import measure_data, roofline_charts
-from ui.layout import fmt
 from ui.lens import Chart, Column, Figure, Lens, Metric, Metrics, Page, Table, View
 from ui.lenses import common
 from ui.lenses.common import REQUEST
 from ui.measure_charts import with_measured
-from ui.text import step_ms
+from ui.text import fmt, step_ms
 
 
 def _step_help(v: View) -> str:
