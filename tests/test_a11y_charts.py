@@ -21,6 +21,7 @@ from model.cold_start import cold_start_lens
 from model.economics import economics_lens
 from model.overrides import resolve
 from model.readers.examples import examples, load_example
+from tests.helpers import every_figure
 from ui import economics_charts, measure_charts
 from ui.chart_common import (
     CHAR_PX,
@@ -36,8 +37,6 @@ from ui.chart_common import (
     validated,
 )
 from ui.cold_charts import waterfall_figure
-
-from .test_escaping import every_figure
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = [

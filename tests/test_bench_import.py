@@ -16,8 +16,7 @@ from model.errors import ScenarioError
 from model.readers.bench_import import FORMATS, read_bench
 from model.readers.importers import import_file
 from model.readers.measurements import decode_text
-
-from .test_hardening import hang_guard
+from tests.helpers import hang_guard
 
 DATA = Path(__file__).resolve().parent / "data" / "bench"
 REAL = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "bench_formats"

@@ -11,9 +11,8 @@ import plotly.io as pio
 import pytest
 
 from model.overrides import resolve
+from tests.helpers import every_figure
 from ui.chart_common import SpecFigure, validated
-
-from .test_escaping import every_figure
 
 
 def _unpack(value):

@@ -2,69 +2,14 @@
 
 import math
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from model import codecs
 from model.errors import ScenarioError
 from model.evaluate import sweep
 from model.overrides import resolve
-from model.presets import hardware_presets, model_presets, scenario_names
-from model.scenario import CUDA_GRAPHS_MODES
-from model.units import WEIGHTS_DTYPES
-
-finite = dict(allow_nan=False, allow_infinity=False)
-
-overrides = st.fixed_dictionaries(
-    {},
-    optional={
-        "hardware": st.sampled_from(sorted(hardware_presets())),
-        "model": st.sampled_from(sorted(model_presets())),
-        "gpus": st.integers(1, 64),
-        "weights_dtype": st.sampled_from(WEIGHTS_DTYPES),
-        "batch": st.integers(1, 65536),
-        "context_tokens": st.integers(0, 10_000_000),
-        "kernels": st.one_of(st.none(), st.integers(1, 1_000_000)),
-        "launch_us": st.floats(0.001, 1000, **finite),
-        "weights_gb": st.one_of(st.none(), st.floats(0.001, 1_000_000, **finite)),
-        "capture_s_per_graph": st.floats(0, 600, **finite),
-        "loader": st.sampled_from(["safetensors", "runai_streamer", "tensorizer", "pickle"]),
-        "storage": st.sampled_from(["nvme", "nvme_raid0", "object_store", "nfs", "page_cache"]),
-        "concurrency": st.one_of(st.none(), st.integers(1, 1024)),
-        "storage_gb_s": st.one_of(st.none(), st.floats(0.01, 10000, **finite)),
-        "stream_gb_s": st.one_of(st.none(), st.floats(0.01, 10000, **finite)),
-        "compile_s": st.one_of(st.none(), st.floats(0, 3600, **finite)),
-        "compile_cached_s": st.one_of(st.none(), st.floats(0, 3600, **finite)),
-        "process_init_s": st.floats(0, 3600, **finite),
-        "host_ms": st.floats(0, 1000, **finite),
-        "cuda_graphs": st.sampled_from(CUDA_GRAPHS_MODES),
-        "launch_model": st.sampled_from(["additive", "pipelined"]),
-        "bw_efficiency": st.floats(0.01, 1, **finite),
-        "compile_cache": st.booleans(),
-        "sleep_level": st.sampled_from([0, 1, 2]),
-        "capture_sizes": st.lists(st.integers(1, 65536), min_size=1, max_size=60, unique=True).map(
-            sorted
-        ),
-        "gpu_hour_usd": st.one_of(st.none(), st.floats(0, 1000, **finite)),
-        "hardware.hbm_bandwidth_tb_s": st.floats(0.01, 100, **finite),
-        "hardware.peak_tflops.fp8": st.floats(1, 100000, **finite),
-        "hardware.name": st.text(st.characters(codec="utf-8"), min_size=1, max_size=40).filter(
-            lambda t: t.strip() == t and t
-        ),
-        "model.layers": st.integers(1, 2000),
-        "model.active_params_b": st.one_of(st.none(), st.floats(0.1, 0.5, **finite)),
-    },
-)
-
-
-@st.composite
-def scenarios(draw):
-    base = draw(st.sampled_from([None] + scenario_names()))
-    items = ([("scenario", base)] if base else []) + list(draw(overrides).items())
-    try:
-        return resolve(items, strict=True)[0]
-    except ScenarioError:
-        assume(False)  # e.g. an active-parameter count too small for a MoE preset
+from tests.helpers import finite, scenarios
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

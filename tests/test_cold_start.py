@@ -12,7 +12,7 @@ from model.engines import engine_profiles
 from model.evaluate import evaluate
 from model.presets import cold_start_presets
 from model.scenario import Scenario
-from tests.test_codecs import scenarios
+from tests.helpers import scenarios
 from ui import cold_charts
 from ui.chart_common import validated
 

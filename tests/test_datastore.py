@@ -5,15 +5,10 @@ are skipped with the reason; with ``CI=true`` they fail instead (CI installs bot
 
 from __future__ import annotations
 
-import glob
 import hashlib
-import os
-import shutil
 import socket
 import sqlite3
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -34,8 +29,7 @@ from datastore import (
 )
 from datastore.sqlite import SQLiteStore
 from model.readers.measurements import MAX_BYTES
-
-from .test_hardening import hang_guard
+from tests.helpers import drop_table, free_port, hang_guard, need
 
 DAY = 86400.0
 DEFAULT_LIMITS = Limits()
@@ -47,116 +41,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def _need(reason: str) -> None:
-    """Skip, or fail under CI, where the real PostgreSQL server cannot be had."""
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(
-            f"{reason} (CI=true: .ci/run installs PostgreSQL and the test extra)", pytrace=False
-        )
-    pytest.skip(reason)
-
-
-def _pg_bindir() -> Path | None:
-    def version(p: str) -> float:
-        try:
-            return float(Path(p).parent.name)
-        except ValueError:
-            return 0.0
-
-    for cand in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version, reverse=True):
-        if (Path(cand) / "initdb").exists() and (Path(cand) / "pg_ctl").exists():
-            return Path(cand)
-    pg_config = shutil.which("pg_config")
-    if pg_config:
-        out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True)
-        bindir = Path(out.stdout.strip())
-        if (bindir / "initdb").exists() and (bindir / "pg_ctl").exists():
-            return bindir
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    """A real PostgreSQL server of this module's own; yields its URL (unix socket, trust)."""
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        _need("psycopg is not installed (the 'test' extra brings it: pip install -e '.[test]')")
-    bindir = _pg_bindir()
-    if bindir is None:
-        _need("PostgreSQL's initdb and pg_ctl were not found (Debian: apt-get install postgresql)")
-    prefix: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root: run the server as 'postgres'
-        import pwd
-
-        runuser = shutil.which("runuser")
-        try:
-            pwd.getpwnam("postgres")
-        except KeyError:
-            runuser = None
-        if runuser is None:
-            _need("running as root without a 'postgres' user and runuser to start PostgreSQL")
-        prefix = [runuser, "-u", "postgres", "--"]
-    tmp = Path(tempfile.mkdtemp(prefix="whatif-pg-"))  # short: a socket path has ~100 chars
-    if prefix:
-        shutil.chown(tmp, user="postgres")
-    data, log, port = tmp / "data", tmp / "server.log", _free_port()
-
-    def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*prefix, *args], cwd=tmp, capture_output=True, text=True, timeout=timeout
-        )
-
-    started = False
-    try:
-        done = run(
-            str(bindir / "initdb"),
-            *("-D", str(data), "-U", "whatif", "--auth=trust", "--no-sync", "-E", "UTF8"),
-            "--locale=C",
-        )
-        assert done.returncode == 0, f"initdb failed: {done.stderr[-2000:]}"
-        done = run(
-            str(bindir / "pg_ctl"),
-            *("-D", str(data), "-l", str(log), "-w", "-t", "60"),
-            *("-o", f"-k {tmp} -p {port} -c listen_addresses='' -c fsync=off"),
-            "start",
-            timeout=90,
-        )
-        started = True
-        assert done.returncode == 0, f"pg_ctl start failed: {done.stderr[-2000:]}"
-        yield f"postgresql://whatif@/postgres?host={tmp}&port={port}"
-    finally:
-        if started:
-            run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _drop_table(url: str) -> None:
-    import psycopg
-
-    with psycopg.connect(url) as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {datastore.TABLE}")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def backend(request, tmp_path):
-    """A factory of stores of one backend sharing one database: ``make(limits, clock)``."""
-    if request.param == "sqlite":
-        path = tmp_path / "store" / "datasets.sqlite3"
-        return lambda limits=DEFAULT_LIMITS, clock=time.time: SQLiteStore(path, limits, clock)
-    url = request.getfixturevalue("postgres_url")
-    _drop_table(url)
-    from datastore.postgres import PostgresStore
-
-    return lambda limits=DEFAULT_LIMITS, clock=time.time: PostgresStore(url, limits, clock)
 
 
 def count(store) -> int:
@@ -373,7 +257,7 @@ def _needs_psycopg():
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        _need("psycopg is not installed (the 'test' extra brings it: pip install -e '.[test]')")
+        need("psycopg is not installed (the 'test' extra brings it: pip install -e '.[test]')")
 
 
 @pytest.fixture
@@ -399,7 +283,7 @@ def connects(monkeypatch):
 
 
 def test_a_refused_connection_is_unavailable_without_waiting_out_a_timeout(connects):
-    url = f"postgresql://u:s3cret@127.0.0.1:{_free_port()}/whatif"
+    url = f"postgresql://u:s3cret@127.0.0.1:{free_port()}/whatif"
     with hang_guard(20):  # ten times the 2 s limit this test used to assert
         store = open_store(config_from_env({datastore.ENV_URL: url}))
     assert store.kind == "unavailable"
@@ -435,7 +319,7 @@ def test_without_psycopg_the_store_says_so(monkeypatch):
 
 
 def test_postgres_is_used_when_the_url_names_one(postgres_url):
-    _drop_table(postgres_url)
+    drop_table(postgres_url)
     store = open_store(config_from_env({datastore.ENV_URL: postgres_url}))
     assert store.kind == "postgresql", getattr(store, "reason", "")
     data_id = store.put("decode.csv", CSV)

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from model.cold_start import cold_start_lens
-from model.evaluate import launch_lens, roofline_lens
 from model.overrides import resolve
-from ui import cold_charts, launch_charts, roofline_charts
+from tests.helpers import every_figure
+from ui import cold_charts
 from ui.chart_common import validated
 from ui.text import WORD_JOINER, md_escape, plotly_text
 
@@ -126,47 +126,6 @@ def assert_no_markup(fig) -> None:
 HOSTILE = resolve(
     [("model.name", MODEL_NAME), ("hardware.name", HARDWARE_NAME), ("batch", "8")], strict=True
 )[0]
-
-
-def every_figure(s):
-    """Every figure the three lens pages build for ``s``, as the pages build them (the pages
-    get the effective scenario: every ``auto`` knob filled in from the engine profile)."""
-    s = s.effective()
-    rl = roofline_lens(s)
-    rf = rl["figures"]["roofline"]
-    mem = rl["figures"]["memory"]
-    yield roofline_charts.roofline_figure(
-        s,
-        rl["sweep"],
-        rl["current_index"],
-        rf["ridge_flop_per_byte"],
-        rf["compute_dtype"],
-        rl["figures"]["request"],
-    )
-    yield roofline_charts.step_composition_figure(
-        rl["sweep"], s.batch, rl["ridge_batch"], mem["max_batch"], max(s.capture_sizes)
-    )
-    yield roofline_charts.memory_figure(rl["figures"]["memory"])
-    ll = launch_lens(s)
-    lf = ll["figures"]["launch"]
-    yield launch_charts.timeline_figure(ll["timeline"], s.host_ms * 1e-3, s.launch_model)
-    yield launch_charts.timeline_figure(ll["timeline"], s.host_ms * 1e-3, s.launch_model, zoom=12)
-    yield launch_charts.mode_sweep_figure(
-        ll["grid"], ll["modes"], s.batch, s.capture_sizes, ll["grid_waste"], mem["max_batch"]
-    )
-    yield launch_charts.launch_share_figure(
-        ll["share"], lf["kernels"], s.launch_us, s.hardware.hbm_bandwidth_tb_s
-    )
-    yield launch_charts.bucket_figure(ll["buckets"], s.capture_sizes, s.batch)
-    cl = cold_start_lens(s)
-    cs = cl["figures"]
-    yield cold_charts.waterfall_figure(cs, cl["columns"]["optimised"])
-    yield cold_charts.columns_figure(cl["columns"])
-    yield cold_charts.weights_timeline_figure(cl["timeline"], cs["overlap"])
-    yield cold_charts.tier_figure(
-        cl["tiers"], cl["concurrency"], s.storage, cs["concurrency"], cs["weights_s"]
-    )
-    yield cold_charts.wake_figure(cs)
 
 
 def test_no_figure_carries_markup_from_a_hostile_scenario():

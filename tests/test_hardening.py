@@ -8,14 +8,11 @@ divisors, ``Infinity``/``NaN`` in the JSON, and a wheel installed into a fresh v
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import shutil
-import signal
 import subprocess
 import sys
-import threading
 import tracemalloc
 import venv
 from pathlib import Path
@@ -30,40 +27,9 @@ from model.cold_start import cold_start_lens
 from model.errors import ScenarioError
 from model.evaluate import evaluate, launch_lens, roofline_lens, strict_figures
 from model.overrides import resolve
+from tests.helpers import hang_guard
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class Hung(Exception):
-    """A hang guard went off (not an OSError, so no code under test mistakes it for its own)."""
-
-
-@contextlib.contextmanager
-def hang_guard(seconds: float, what: str = "the call"):
-    """Fail the test, instead of hanging the suite, when the block is still running after
-    ``seconds``: a guard set far above any normal time (ten times the wall-clock limit the
-    tests used to assert), never the thing a test checks (issue 40). The timings themselves
-    are in ``benchmarks/suite_timings.py``.
-
-    SIGALRM on the main thread, which the regular-expression engine, ``select`` and lock waits
-    see; where there is no SIGALRM or off the main thread, the block runs unguarded."""
-    if (
-        not hasattr(signal, "setitimer")
-        or threading.current_thread() is not threading.main_thread()
-    ):
-        yield
-        return
-
-    def fire(signum, frame):
-        raise Hung(f"{what} was still running after {seconds:g} s (a hang guard, far above normal)")
-
-    previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def laughs(levels: int = 9, width: int = 9) -> str:

@@ -12,7 +12,7 @@ from model.calibrate import calibrate
 from model.cold_start import cold_start
 from model.evaluate import evaluate
 from model.readers.vllm_log import parse_log
-from tests.test_codecs import scenarios
+from tests.helpers import scenarios
 
 GIB = 2**30
 

@@ -10,7 +10,7 @@ from model import launch
 from model.evaluate import evaluate, launch_lens, sweep
 from model.knobs import knobs
 from model.scenario import CUDA_GRAPHS_MODES, VLLM_CAPTURE_SIZES
-from tests.test_codecs import scenarios
+from tests.helpers import scenarios
 
 
 def test_70b_eager_launches(scenario):

@@ -11,7 +11,6 @@ from streamlit.testing.v1 import AppTest
 
 from model.presets import scenario_names
 from model.readers.examples import examples
-from tests.test_datastore import postgres_url  # noqa: F401 - the real PostgreSQL server fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "6_Measurements.py")

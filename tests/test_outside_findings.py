@@ -16,7 +16,7 @@ from model.errors import ScenarioError
 from model.overrides import resolve
 from model.scenario import MAX_RATE_SCALE, Scenario
 from tests.pages import open_page
-from tests.test_datastore import CSV, backend, postgres_url  # noqa: F401 - the stores' fixtures
+from tests.test_datastore import CSV
 from tools import golden
 from ui import export
 
@@ -136,7 +136,7 @@ def test_a_model_name_from_a_link_reaches_the_figures_csv_as_text():
         ("\x00\x01", "data"),
     ],
 )
-def test_a_name_the_store_cannot_take_is_cleaned_on_both_backends(backend, name, kept):  # noqa: F811
+def test_a_name_the_store_cannot_take_is_cleaned_on_both_backends(backend, name, kept):
     store = backend()
     data_id = store.put(name, CSV)
     assert store.get(data_id) == (kept, CSV)
@@ -271,41 +271,6 @@ def test_the_fit_never_raises_on_points_past_any_physical_range():
 # --- 3. a brief store failure loses nothing, and one failed write stays in its session --------
 
 
-class Flaky:
-    """The real store, with reads or writes failing while told to."""
-
-    def __init__(self, store):
-        self.store, self.kind, self.where = store, store.kind, store.where
-        self.limits = store.limits
-        self.fail_get = self.fail_put = False
-
-    def put(self, name, data, owner=""):
-        import datastore
-
-        if self.fail_put:
-            raise datastore.Unavailable("database is locked (/srv/secret/path)")
-        return self.store.put(name, data, owner=owner)
-
-    def get(self, data_id, reader=""):
-        import datastore
-
-        if self.fail_get:
-            raise datastore.Unavailable("could not connect to db.internal.example:5432")
-        return self.store.get(data_id, reader=reader)
-
-
-@pytest.fixture
-def flaky(tmp_path, monkeypatch):
-    import datastore
-
-    monkeypatch.delenv(datastore.ENV_URL, raising=False)
-    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
-    monkeypatch.setattr(datastore, "_cached", None)
-    store = Flaky(datastore.get_store())
-    monkeypatch.setattr(datastore, "get_store", lambda: store)
-    return store
-
-
 def _page(path: str, **query) -> AppTest:
     return open_page(path, **query)
 
@@ -403,14 +368,14 @@ def test_a_sqlite_store_that_cannot_be_written_opens_read_only(tmp_path):
         store.put("new.csv", CSV + b"16,7.5\n")
 
 
-def test_a_read_only_postgresql_database_still_opens_share_links(postgres_url):  # noqa: F811
+def test_a_read_only_postgresql_database_still_opens_share_links(postgres_url):
     import psycopg
 
     from datastore import Limits, Refused
     from datastore.postgres import PostgresStore
-    from tests.test_datastore import _drop_table
+    from tests.helpers import drop_table
 
-    _drop_table(postgres_url)
+    drop_table(postgres_url)
     data_id = PostgresStore(postgres_url, Limits()).put("decode.csv", CSV)
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         db = conn.execute("SELECT current_database()").fetchone()[0]
@@ -434,7 +399,7 @@ def _blob(i: int, size: int = 100) -> bytes:
     return (f"{i:08d}," * size)[:size].encode()
 
 
-def test_one_client_holds_at_most_its_share_and_its_junk_goes_first(backend):  # noqa: F811
+def test_one_client_holds_at_most_its_share_and_its_junk_goes_first(backend):
     from datastore import Limits
 
     limits = Limits(max_bytes=100, max_total_bytes=1000, owner_share=0.3)
@@ -449,7 +414,7 @@ def test_one_client_holds_at_most_its_share_and_its_junk_goes_first(backend):  #
     assert junk[-1] in alive  # its newest upload is the one kept
 
 
-def test_a_full_store_takes_room_from_the_owner_pushing_it_over_first(backend):  # noqa: F811
+def test_a_full_store_takes_room_from_the_owner_pushing_it_over_first(backend):
     from datastore import Limits
 
     limits = Limits(max_bytes=100, max_total_bytes=500, owner_share=0.5)

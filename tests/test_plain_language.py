@@ -289,9 +289,8 @@ def _chart_strings(fig) -> list[tuple[str, str]]:
 )
 def test_chart_titles_axes_legends_and_annotations_speak_plainly(name):
     from model.economics import economics_lens
+    from tests.helpers import every_figure
     from ui import economics_charts
-
-    from .test_escaping import every_figure
 
     s, _ = resolve([("scenario", name), ("loader", "pickle")])
     figures = list(every_figure(s))

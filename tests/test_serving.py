@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from model import decode, request, serving
 from model.cli import main
 from model.overrides import resolve
-
-from .test_hardening import hang_guard
+from tests.helpers import hang_guard
 
 
 def scen(*pairs):

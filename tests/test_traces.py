@@ -23,8 +23,7 @@ from model.readers.traces import (
     read_trace_text,
     trace_template,
 )
-
-from .test_hardening import hang_guard
+from tests.helpers import hang_guard
 
 DATA = Path(__file__).resolve().parent / "data" / "traces"
 REAL_AZURE = (

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 from model.errors import ScenarioError
 from model.readers.measurements import MAX_PROBLEMS
 from model.readers.vllm_log import FIGURE_KEYS, MAX_LINE, parse_log, parse_log_bytes
-
-from .test_hardening import hang_guard
+from tests.helpers import hang_guard
 
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "vllm_logs"

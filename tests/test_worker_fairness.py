@@ -19,7 +19,7 @@ import pytest
 
 from model import serving
 from model.overrides import resolve
-from tests.test_hardening import hang_guard
+from tests.helpers import hang_guard
 from ui import serving_worker as w
 
 
