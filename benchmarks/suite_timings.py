@@ -97,7 +97,7 @@ def bench_import() -> list[Timing]:
 def datastore_() -> list[Timing]:
     import datastore
     from datastore import CONNECT_TIMEOUT_S, config_from_env, open_store
-    from tests.test_datastore import _free_port
+    from tests.helpers import free_port as _free_port
 
     try:
         import psycopg  # noqa: F401
@@ -132,13 +132,13 @@ def datastore_() -> list[Timing]:
 
 def hardening() -> list[Timing]:
     from model import codecs
-    from tests.test_hardening import HOSTILE, under_the_node_bound
+    from tests.test_hostile_yaml import HOSTILE, under_the_node_bound
 
     out = []
     for name, (text, _) in HOSTILE.items():
         out.append(
             Timing(
-                f"test_hardening: hostile YAML, {name}",
+                f"test_hostile_yaml: hostile YAML, {name}",
                 1.0,
                 lambda _, text=text: clock(
                     expect_refusal(lambda: codecs.yaml_items(text, "YAML file"))
@@ -148,7 +148,7 @@ def hardening() -> list[Timing]:
     bomb = under_the_node_bound()
     out.append(
         Timing(
-            "test_hardening: a bomb just under the node bound",
+            "test_hostile_yaml: a bomb just under the node bound",
             1.0,
             lambda _: clock(lambda: codecs.yaml_items(bomb)),
         )
@@ -166,7 +166,7 @@ def hardening() -> list[Timing]:
 
     for name in ["laughs", "mapping bomb under hardware", "integer key"]:
         out.append(
-            Timing(f"test_hardening: the CLI refuses a hostile file, {name}", 20.0, cli(name))
+            Timing(f"test_hostile_yaml: the CLI refuses a hostile file, {name}", 20.0, cli(name))
         )
     return out
 

@@ -168,7 +168,7 @@ def strict_figures(figures: dict) -> dict:
     Numpy scalars become Python numbers; a float that is not finite becomes ``None``. Every
     ``None`` is explained in a ``null_reasons`` section (dotted figure name → why), so a reader
     never has to guess whether a null means "zero", "unknown" or "not applicable". The scenario's
-    bounds keep every figure finite (tests/test_hardening.py sweeps the corners); the replacement
+    bounds keep every figure finite (tests/test_bounds.py sweeps the corners); the replacement
     is the last line of defence, and says so.
     """
     reasons: dict[str, str] = {}

@@ -27,7 +27,7 @@ _STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
 # Lower bounds mean something physically: a divisor (a bandwidth, a peak, an efficiency, τ, a
 # size) is at least a small but real amount (1 GB/s of HBM, 1 GFLOPS, 0.1 % efficiency, 1 ns
 # per launch, 1 MB of weights), never a subnormal float that passes "> 0" and then divides to
-# inf. Everything derived from these stays finite (tests/test_hardening.py checks the corners).
+# inf. Everything derived from these stays finite (tests/test_bounds.py checks the corners).
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
 Text = Annotated[

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import assume
 from hypothesis import strategies as st
+from numpy.testing import assert_allclose
 
 import datastore
 from model.cold_start import cold_start_lens
@@ -196,3 +197,9 @@ def drop_table(url: str) -> None:
 
     with psycopg.connect(url) as conn:
         conn.execute(f"DROP TABLE IF EXISTS {datastore.TABLE}")
+
+
+def assert_close(a, b, rtol=1e-9):
+    """``assert_allclose`` at a relative precision (1e-9 unless stated), usable in an ``assert``."""
+    assert_allclose(a, b, rtol=rtol)
+    return True

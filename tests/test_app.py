@@ -665,3 +665,9 @@ def test_collapsed_panels_are_built_when_opened_and_keep_the_scenarios_values(pa
     s, _ = resolve([])
     if field in ("launch_us", "process_init_s"):
         assert shown[widget] == getattr(s.effective(), field)
+
+
+@pytest.mark.parametrize("path", ["app.py", "pages/7_Compare.py"])
+def test_a_tab_on_a_page_without_tabs_leaves_the_link(path):
+    at = pages.open_page(path, scenario="seed-3b-4090", tab="HBM per GPU")
+    assert "tab" not in at.query_params

@@ -4,6 +4,8 @@ noise; the fit must find the values again within its own stated uncertainty."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,11 +13,16 @@ from hypothesis import strategies as st
 
 from model import decode
 from model.calibrate import calibrate, model_values
+from model.cli import main
 from model.cold_start import cold_start
 from model.errors import ScenarioError
 from model.overrides import resolve
+from model.readers import importers
 from model.readers.measurements import Dataset
 from model.request import batch_e2e_s, request_figures
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "tests" / "data" / "bench"
 
 BASE = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}
 BATCHES = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256])
@@ -327,3 +334,16 @@ def test_a_crafted_latency_run_is_refused_by_name_not_computed():
     ds = import_text(text, "lat.txt")
     with pytest.raises(ScenarioError, match="prompt length .* outside what a scenario accepts"):
         calibrate(scenario(), [ds])
+
+
+def test_calibrate_flags_the_mismatch_and_refuses_a_one_point_fit(capsys):
+    s = resolve([])[0].effective()
+    ds = importers.import_file("serve_new.json", (BENCH / "serve_new.json").read_bytes())
+    out = calibrate(s, ds if isinstance(ds, list) else [ds]).to_json()
+    entry = out["data_sets"][0]
+    assert entry["set_scenario"] == {"model": "qwen3-8b", "hardware": "h200", "gpus": "8"}
+    assert "bw_efficiency" not in out["fit"]  # one TPOT point: not offered
+    assert "1 point(s) for 1 parameter(s)" in out["refused"]["bw_efficiency"]
+    assert main(["calibrate", str(BENCH / "serve_new.json")]) == 0
+    text = capsys.readouterr().out
+    assert "warning: " in text and "--set model=qwen3-8b --set hardware=h200" in text

@@ -3,12 +3,15 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from numpy.testing import assert_allclose
 
 from model import codecs
 from model.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args):
@@ -246,3 +249,35 @@ def test_every_eval_has_the_same_sections_and_names_its_preset(capsys):
         assert got["scenario"] in ("default", "seed-3b-4090")
         assert "max_request_rate" in got["capacity"] or got["capacity"]["fits"] is False
     assert shapes[0] == shapes[1] == shapes[2]
+
+
+def test_eval_on_a_model_that_does_not_fit_says_so_first():
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "model",
+            "eval",
+            "--scenario",
+            "default",
+            "--set",
+            "gpus=1",
+            "--set",
+            "weights_dtype=bf16",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("does not fit:")
+
+
+def test_every_eval_has_the_serving_sections(capsys):
+    assert main(["eval", "--scenario", "seed-3b-4090", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert {"serving", "capacity"} <= set(got) and got["scenario"] == "seed-3b-4090"

@@ -8,11 +8,12 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose
 
 from model import cold_start as cs
+from model.cold_start import cold_start
 from model.engines import engine_profiles
 from model.evaluate import evaluate
 from model.presets import cold_start_presets
 from model.scenario import Scenario
-from tests.helpers import scenarios
+from tests.helpers import assert_close, scenarios
 from ui import cold_charts
 from ui.chart_common import validated
 
@@ -294,3 +295,72 @@ def test_the_fp8_trap_compares_this_scenario_with_its_other_dtype(
     assert lens["dtypes"]["figures"][s.weights_dtype] == lens["figures"]  # the page's own
     other = narrow if s.weights_dtype == wide else wide
     assert lens["dtypes"]["figures"][other] == cs.cold_start(s.with_dtype(other))
+
+
+def test_cold_safetensors_reads_are_capped_per_process_and_per_host(scenario):
+    # one process: ~1.1 GB/s whatever the NVMe's 14 GB/s (mmap page faults)
+    one = cold_start(scenario(model="llama-3.1-8b", gpus=1, weights_dtype="bf16"))
+    assert one["read_mmap_capped"]
+    assert_close(one["read_gb_s"], 1.1)
+    # four ranks: 4 x 1.1 capped at ~3 GB/s for the host
+    four = cold_start(scenario(model="llama-3.1-70b", gpus=4, weights_dtype="fp8"))
+    assert_close(four["read_gb_s"], 3.0)
+    # the streamer is not an mmap path: the disk's rates apply
+    streamer = cold_start(scenario(model="llama-3.1-8b", gpus=1, loader="runai_streamer"))
+    assert not streamer["read_mmap_capped"] and streamer["read_gb_s"] > 3
+    # a measured per-stream rate is the user's fact: no cap
+    measured = cold_start(scenario(model="llama-3.1-8b", gpus=1, stream_gb_s="2.5"))
+    assert not measured["read_mmap_capped"]
+    assert_close(measured["read_gb_s"], 2.5)
+    # the ideal physics keeps the seed's reading (3 GB/s per stream)
+    ideal = cold_start(scenario(engine="ideal", model="llama-3.1-8b", gpus=1))
+    assert_close(ideal["read_gb_s"], 3.0)
+    assert not ideal["read_mmap_capped"]
+
+
+def test_a_warm_page_cache_reads_at_5_gb_s_per_process(scenario):
+    c = cold_start(scenario(model="llama-3.1-8b", gpus=1, storage="page_cache"))
+    assert_close(c["read_gb_s"], 5.0)
+    assert c["weights_s_range"][0] == c["weights_s_range"][1]  # a page-cache read is a point
+
+
+def test_level_1_wake_copies_at_half_the_pinned_rate(scenario):
+    # vLLM 0.11.0 on an A100 (25 GB/s pinned): Qwen3-235B-FP8 TP4 wakes in 5.27-5.66 s
+    c = cold_start(
+        scenario(hardware="a100-80gb", model="qwen3-235b-a22b", gpus=4, weights_dtype="fp8")
+    )
+    assert 4.5 <= c["wake_level1_s"] <= 5.7
+    # level 2 rereads the checkpoint from the page cache: Qwen3-0.6B in 0.85 s
+    c2 = cold_start(scenario(hardware="a100-80gb", model="qwen3-0.6b", gpus=1))
+    assert 0.7 <= c2["wake_level2_s"] <= 1.0
+
+
+def test_a_cached_compile_grows_with_depth(scenario):
+    # cache-hit totals 7.51 s at 28 layers, 9.22 s at 32, 14.95 s at 64 (vLLM issue 20264,
+    # PRs 16848 and 32191): least squares 2.5 + 0.2 s per layer
+    s = scenario(model="llama-3.1-8b", gpus=1, compile_cache="true")
+    assert s.effective().compile_cached_s == pytest.approx(2.5 + 0.2 * 32)  # 8.9 s
+    c = cold_start(s)
+    assert c["compile_s"] == pytest.approx(8.9)
+    assert c["compile_s_range"] == [c["compile_s"]] * 2  # a cached compile's spread is narrow
+    deep = scenario(model="llama-3.3-70b", gpus=4, compile_cache="true").effective()
+    assert deep.compile_cached_s == pytest.approx(2.5 + 0.2 * 80)  # 18.5 s
+    # never above the cold compile (5 + 0.7 s per layer), and the 0.8-0.10 band stays flat
+    assert deep.compile_cached_s < 5 + 0.7 * 80
+    old = scenario(model="llama-3.3-70b", gpus=4, compile_cache="true", engine="vllm@0.9")
+    assert old.effective().compile_cached_s == 7.5
+
+
+def test_an_eager_start_pays_about_a_second_for_profiling_warm_up_and_kv(scenario):
+    graphs = cold_start(scenario(model="llama-3.1-8b", gpus=1))
+    eager = cold_start(scenario(model="llama-3.1-8b", gpus=1, cuda_graphs="none"))
+    sub = eager["sublines"]
+    spent = (
+        sub["allocator_s"]["memory_profiling_s"]
+        + sub["allocator_s"]["kv_cache_init_s"]
+        + sub["graphs_jit_s"]["warmup_s"]
+    )
+    assert_close(spent, 1.0)
+    g = graphs["sublines"]
+    assert g["allocator_s"]["memory_profiling_s"] + g["graphs_jit_s"]["warmup_s"] == 8
+    assert eager["graphs_jit_s"] == pytest.approx(0.2)  # warm-up alone: no compile, no capture

@@ -11,7 +11,10 @@ from pathlib import Path
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
 
+from tools import golden
+from ui import export
 from ui.export import _NUMBER, FORMULA_START, csv_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,3 +69,46 @@ def test_the_figures_csv_of_a_hostile_link_has_no_formula_cell():
     text = figures[0]["callable"]()
     assert "HYPERLINK" in text
     assert formula_cells(text) == []
+
+
+def test_user_text_in_a_csv_never_starts_like_a_formula():
+    frame = pd.DataFrame(
+        {
+            "=name": ['=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "ok"],
+            "number": [-1.5, 2.0, 3.0, -4.25, 5.0],
+            "mixed": ["-1", 2.5, "x", "=1", None],
+        }
+    )
+    text = export.csv_text(frame, "a label, =cmd · http://host/?capture_sizes=1,2,4")
+    for cell in _cells(text):
+        assert not cell.startswith(("=", "+", "@")), cell
+        assert not cell.startswith("-") or cell.lstrip("-").replace(".", "").isdigit(), cell
+    back = pd.read_csv(io.StringIO(text), comment="#")
+    assert back["number"].tolist() == [-1.5, 2.0, 3.0, -4.25, 5.0]  # numbers stay numbers
+    assert back["'=name"].tolist()[0] == '\'=HYPERLINK("http://x")'
+
+
+def test_a_model_name_from_a_link_reaches_the_figures_csv_as_text():
+    golden._record_deferred()
+    golden._DEFERRED.clear()
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.query_params["model.name"] = '=HYPERLINK("http://evil","x")'
+    at.session_state["t_roofline"] = "Breakdown and downloads"
+    at.run()
+    assert not at.exception
+    figures = [
+        e for e in golden._DEFERRED.values() if (e["filename"] or "").endswith("figures.csv")
+    ]
+    assert figures
+    text = figures[0]["callable"]()
+    assert "=HYPERLINK" in text  # the name is there, as text
+    for cell in _cells(text):
+        assert not cell.startswith(("=", "+", "@")), cell
+
+
+def _cells(text: str) -> list[str]:
+    lines = text.splitlines()
+    out = []
+    for line in lines:
+        out += [c.strip().strip('"') for c in line.split(",")]
+    return out

@@ -386,3 +386,51 @@ def test_rows_kept_from_before_count_as_opened(tmp_path):
     with store._transaction(write=False) as cur:
         cur.execute(f"SELECT owner, opened FROM {datastore.TABLE}")
         assert cur.fetchall() == [("", 1)]
+
+
+@pytest.mark.parametrize(
+    "name, kept",
+    [
+        ("bad\ud800name.csv", "bad\ufffdname.csv"),  # a lone surrogate: not UTF-8
+        ("nul\x00name.csv", "nul name.csv"),  # PostgreSQL refuses NUL in text
+        ("tab\tand\r\nnewline.csv", "tab and newline.csv"),
+        ("\x00\x01", "data"),
+    ],
+)
+def test_a_name_the_store_cannot_take_is_cleaned_on_both_backends(backend, name, kept):
+    store = backend()
+    data_id = store.put(name, CSV)
+    assert store.get(data_id) == (kept, CSV)
+
+
+def test_one_client_holds_at_most_its_share_and_its_junk_goes_first(backend):
+    from datastore import Limits
+
+    limits = Limits(max_bytes=100, max_total_bytes=1000, owner_share=0.3)
+    clock = iter(range(1, 10_000)).__next__
+    store = backend(limits, lambda: float(clock()))
+    kept = [store.put(f"user-{i}.csv", _blob(i), owner=f"user-{i}") for i in range(4)]
+    junk = [store.put(f"junk-{i}.csv", _blob(100 + i), owner="stranger") for i in range(200)]
+    for data_id in kept:  # every other user's data set survives 200 junk uploads
+        assert store.get(data_id) is not None
+    alive = [j for j in junk if store.get(j) is not None]
+    assert 1 <= len(alive) <= 3  # the stranger holds at most its share (300 of 1000 bytes)
+    assert junk[-1] in alive  # its newest upload is the one kept
+
+
+def test_a_full_store_takes_room_from_the_owner_pushing_it_over_first(backend):
+    from datastore import Limits
+
+    limits = Limits(max_bytes=100, max_total_bytes=500, owner_share=0.5)
+    clock = iter(range(1, 10_000)).__next__
+    store = backend(limits, lambda: float(clock()))
+    a = [store.put(f"a-{i}.csv", _blob(i), owner="a") for i in range(2)]
+    b = [store.put(f"b-{i}.csv", _blob(10 + i), owner="b") for i in range(2)]
+    c = store.put("c-0.csv", _blob(20), owner="c")  # the store is full: 500 of 500 bytes
+    new = store.put("b-2.csv", _blob(12), owner="b")  # b pushes it over: b's oldest goes
+    assert store.get(b[0]) is None and store.get(b[1]) is not None
+    assert all(store.get(x) is not None for x in [*a, c, new])
+
+
+def _blob(i: int, size: int = 100) -> bytes:
+    return (f"{i:08d}," * size)[:size].encode()

@@ -292,3 +292,23 @@ def test_report_builds_with_the_real_plotly_js_once():
     text = build_report(s, link(s))
     assert text.count("plotly.js v") == 1
     assert len(text) < 8_000_000
+
+
+def test_labels_read_as_a_reader_reads_them():
+    """Issue 40, item 9: no "batch 1" on lenses that ignore the batch, a fraction's delta in
+    percentage points, figures in words, "1 replica"."""
+    from ui.compare import delta_text
+    from ui.export import make_context
+    from ui.report import _value_text
+    from ui.text import figure_words
+
+    s = resolve([])[0].effective()
+    assert "batch" not in make_context(s, "serving", "x").label
+    assert "batch" not in make_context(s, "cold_start", "x").label
+    assert "batch 1" in make_context(s, "roofline", "x").label
+    assert delta_text(0.5, 0.45, "fraction") == "+5.0 pp"
+    assert delta_text(0.1, 0.1, "fraction") is None
+    assert figure_words("p99_ttft_ms") == "p99 TTFT [ms]"
+    assert figure_words("peak_hour.replicas_needed") == "peak hour: replicas needed"
+    assert figure_words("hbm_bandwidth_tb_s") == "HBM bandwidth [TB/s]"
+    assert _value_text(1, "replicas") == "1 replica" and _value_text(3, "replicas") == "3 replicas"

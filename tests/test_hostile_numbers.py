@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from model.overrides import resolve
+
 ROOT = Path(__file__).resolve().parent.parent
 BASE = {
     "date": "20250101-000000",
@@ -68,3 +70,60 @@ def test_c_level_output_during_a_fit_does_not_precede_the_json(monkeypatch, capf
     assert rc == 0
     json.loads(out)
     assert "DLASCL" in err
+
+
+ABSURD = (
+    b'{"max_concurrency": 1e308, "mean_ttft_ms": 1e308, "mean_tpot_ms": 1e-320, "completed": 1}'
+)
+
+
+def test_an_absurd_benchmark_is_read_with_its_values_refused_by_name():
+    from model.readers.importers import import_file
+
+    ds = import_file("absurd.json", ABSURD)
+    assert "mean_ttft_ms" not in ds.figures and "mean_tpot_ms" not in ds.figures
+    said = " ".join(str(p) for p in ds.problems)
+    assert "mean_ttft_ms" in said and "mean_tpot_ms" in said and "out of range" in said
+
+
+def test_calibrate_on_an_absurd_file_is_a_clear_refusal_not_an_internal_error(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "absurd.json"
+    path.write_bytes(ABSURD)
+    done = subprocess.run(
+        [sys.executable, "-m", "model", "calibrate", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr
+    assert done.stderr.startswith("whatif: error: measurements:")
+
+
+def test_the_fit_never_raises_on_points_past_any_physical_range():
+    """The absurd benchmark as a reader that let it through would hand it over: the fit refuses
+    (it raised numpy's LinAlgError before)."""
+    from model.calibrate import calibrate
+    from model.readers.measurements import Dataset
+
+    s = resolve([("scenario", "default")], strict=True)[0]
+    big = 10.0**308
+    ds = Dataset(
+        name="absurd.json",
+        format="vllm_bench_json",
+        kind="serving",
+        figures={
+            "max_concurrency": big,
+            "mean_ttft_ms": big,
+            "mean_tpot_ms": 1e-320,
+            "completed": 1,
+        },
+        conditions={"max_concurrency": big},
+    )
+    cal = calibrate(s, [ds])  # refusals, never an exception
+    assert not cal.fits
+    assert cal.refused

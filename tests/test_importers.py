@@ -13,6 +13,8 @@ from model.errors import ScenarioError
 from model.readers.importers import import_file
 from model.readers.measurements import MAX_BYTES
 
+ROOT = Path(__file__).resolve().parent.parent
+
 DATA = Path(__file__).resolve().parent / "data"
 EXPECTED_KIND = {
     "logs": {"startup_log"},
@@ -85,3 +87,67 @@ def test_random_text_gives_a_dataset_or_a_named_refusal(text):
         import_file("fuzz.txt", text.encode())
     except ScenarioError as err:
         assert err.key == "fuzz.txt"
+
+
+LOG = ROOT / "presets" / "examples" / "vllm_0.8.5_warm_cache.log"
+
+
+@pytest.mark.parametrize("prefix", ["[pod-7f9c] ", "[2025-06-19 23:05:01] ", "[RunAI Streamer] "])
+def test_a_log_whose_lines_start_with_a_bracket_is_read_as_a_log(prefix, tmp_path):
+    import subprocess
+    import sys
+
+    from model.readers.importers import import_text
+    from model.readers.vllm_log import parse_log
+
+    plain = LOG.read_text(encoding="utf-8")
+    text = "".join(prefix + line for line in plain.splitlines(keepends=True))
+    ds = import_text(text, "pod.log")
+    assert ds.kind == parse_log(plain, "pod.log").kind
+    assert ds.figures == parse_log(plain, "pod.log").figures
+    path = tmp_path / "pod.log"
+    path.write_text(text, encoding="utf-8")
+    for command in ("import", "calibrate"):
+        done = subprocess.run(
+            [sys.executable, "-m", "model", command, str(path), "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "JSON file" not in done.stderr
+
+
+@pytest.mark.parametrize("text", ["[" * 4_900_000, "[" * 3000 + "]" * 3000, '{"a":' * 5000])
+def test_json_nested_past_any_depth_is_a_clear_refusal(text, tmp_path):
+    import subprocess
+    import sys
+
+    from model.readers.importers import import_file
+
+    with pytest.raises(ScenarioError) as err:
+        import_file("deep.json", text.encode())
+    assert "nested too deeply" in err.value.message
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    for cmd in ("import", "calibrate"):
+        done = subprocess.run(
+            [sys.executable, "-m", "model", cmd, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert done.returncode == 2 and "internal error" not in done.stderr, done.stderr
+        assert "nested too deeply" in done.stderr
+
+
+def test_json_and_jsonl_are_still_read_as_benchmark_results():
+    from model.readers.importers import _is_json
+
+    assert _is_json('{"completed": 1}')
+    assert _is_json('[\n {"a": 1}\n]')
+    assert _is_json('{"a": 1}\n{"a": 2}\n')
+    assert not _is_json("[pod-7f9c] INFO 06-19 starting\n")
+    assert not _is_json("INFO 06-19 starting\n")

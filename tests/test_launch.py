@@ -1,5 +1,7 @@
 """Launch counts, graph modes and capture buckets (SPEC 4.2)."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,6 +11,7 @@ from numpy.testing import assert_allclose
 from model import launch
 from model.evaluate import evaluate, launch_lens, sweep
 from model.knobs import knobs
+from model.overrides import resolve
 from model.scenario import CUDA_GRAPHS_MODES, VLLM_CAPTURE_SIZES
 from tests.helpers import scenarios
 
@@ -264,3 +267,17 @@ def test_timeline_of_a_huge_step_keeps_only_the_first_launches():
     huge = launch.step_timeline(1_000_000, 5e-6, 4e-3, 0.0, "additive", limit=2000)
     assert huge["cpu_start"].size == 2000
     assert_allclose(huge["end"], 4e-3 + 1_000_000 * 5e-6)
+
+
+def test_a_figure_that_does_not_move_is_said_to_stay():
+    from model.knobs import _moves, knobs
+
+    assert _moves(8.3601e-3, 8.3649e-3) == "stay at 8.36 ms"
+    assert _moves(8.36e-3, 5.1e-3) == "go from 8.36 ms to 5.1 ms"
+    from model.presets import scenario_names
+
+    for name in scenario_names():
+        for row in knobs(resolve([("scenario", name)])[0]):
+            text = row["here"]
+            for a, b in re.findall(r"from ([\d.]+ ms) to ([\d.]+ ms)", text):
+                assert a != b, text

@@ -9,10 +9,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from model import calibrate
+from model.overrides import resolve
 from model.presets import scenario_names
+from model.readers import importers
 from model.readers.examples import examples
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "tests" / "data" / "bench"
 PAGE = str(ROOT / "pages" / "6_Measurements.py")
 
 
@@ -313,3 +318,81 @@ def test_how_the_fit_works_is_built_only_while_open():
     at.session_state["x_fit_how"] = True
     run(at)
     assert at.latex
+
+
+def test_calibrated_values_carry_their_units():
+    from ui.scenario_caption import calibrated_values
+
+    s = resolve(
+        [("scenario", "seed-3b-4090"), ("host_ms", "1.424"), ("bw_efficiency", "0.8")]
+        + [("calibrated", "host_ms,bw_efficiency")]
+    )[0]
+    assert calibrated_values(s) == "host work = 1.424 ms, bandwidth efficiency = 0.8"
+
+
+def test_an_unchanged_fit_error_reads_unchanged():
+    from ui.measure_view import _error_change
+
+    assert _error_change({"before": 12.34, "after": 12.33}) == {
+        "delta": "unchanged",
+        "delta_color": "off",
+        "delta_arrow": "off",
+    }
+    assert _error_change({"before": 12.0, "after": 8.8})["delta"] == "-3.2 percentage points"
+
+
+def test_loading_an_example_sets_the_scenario_it_measured(tmp_path, monkeypatch):
+    import datastore
+
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
+    at = open_page("pages/6_Measurements.py")
+    [b for b in at.button if b.key == "w_meas_ex_gptoss-h100x8-tpot"][0].click()
+    at.run()
+    assert not at.exception
+    assert at.query_params["model"] in ("gpt-oss-120b", ["gpt-oss-120b"])
+    assert at.query_params["gpus"] in ("8", ["8"])
+    shown = " ".join(w.value for w in [*at.info, *at.warning, *at.caption]).replace("\\", "")
+    assert "The scenario is set to what this example measured" in shown
+    assert not any("may not match the scenario" in w.value for w in at.warning)
+    errors = [m.value for m in at.metric if m.label == "Error, as configured"]
+    assert errors and float(errors[0].split()[0]) < 100  # it was 128.8 % on the wrong scenario
+
+
+def test_data_sets_of_another_set_up_are_named_at_the_top():
+    at = open_page("pages/6_Measurements.py", data="ex-gptoss-h100x8-tpot")  # a link: scenario kept
+    first = next(w.value for w in at.warning if "may not match the scenario" in w.value)
+    assert "gptoss" in first.replace("\\", "").lower() or "1 of the 1" in first
+
+
+def test_serving_benchmarks_no_fit_uses_say_where_they_are_shown():
+    s = resolve([])[0].effective()
+    ds = importers.import_file("serve_new.json", (BENCH / "serve_new.json").read_bytes())
+    ds = ds[0] if isinstance(ds, list) else ds
+    ds.figures, ds.rows = {}, []  # a serving benchmark with nothing a fit uses
+    ds.conditions = {"max_concurrency": 64}
+    with pytest.raises(calibrate.ScenarioError) as err:
+        calibrate.calibrate(s, [ds])
+    assert "Serving page's latency-against-rate chart" in err.value.message
+
+
+def test_the_measurements_page_offers_to_set_the_scenario_from_the_file(tmp_path, monkeypatch):
+    import datastore
+
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
+    at = AppTest.from_file(str(ROOT / "pages" / "6_Measurements.py"), default_timeout=120)
+    at.run()
+    at.text_area(key="w_meas_paste").input((BENCH / "serve_new.json").read_text())
+    [b for b in at.button if b.label == "Read pasted text"][0].click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    warned = " ".join(w.value for w in at.warning)
+    assert "Qwen" in warned and "H200" in warned
+    assert [b for b in at.button if b.key == "w_meas_setup_top_0"]  # beside the warning too
+    [b for b in at.button if b.label == "Set the scenario to what this file states"][0].click()
+    at.run()
+    assert not at.exception
+    params = {k: (v[0] if isinstance(v, list) else v) for k, v in at.query_params.items()}
+    assert params.get("model") == "qwen3-8b" and params.get("hardware") == "h200"
+    assert params.get("gpus") == "8"

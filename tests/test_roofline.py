@@ -1,11 +1,17 @@
 """Worked examples of SPEC 4.1 (seed *The roofline flips*) through the core."""
 
+from pathlib import Path
+
 import numpy as np
 from numpy.testing import assert_allclose
+from streamlit.testing.v1 import AppTest
 
 from model import roofline
 from model.evaluate import evaluate, roofline_lens, seed_table, sweep
+from model.overrides import resolve
 from model.units import TERA
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_seed_3b_4090_table(scenario):
@@ -172,3 +178,23 @@ def test_pipelined_step_is_the_larger_of_gpu_and_launch(scenario):
 def test_efficiencies_scale_the_terms(scenario):
     s = scenario(scenario="seed-3b-4090", bw_efficiency=0.75)
     assert_allclose(evaluate(s)["decode"]["t_memory_ms"], 6.0 / 0.75)
+
+
+def test_the_seed_table_calls_its_gpu_time_so():
+    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at.query_params["scenario"] = "seed-3b-4090"
+    at.session_state["t_roofline"] = "BF16/INT4 × CUDA graphs"
+    at.run()
+    # the first table that is not the accuracy panel's (its index is the figure category)
+    frame = next(df.value for df in at.dataframe if df.value.index.name != "figures")
+    columns = list(frame.columns)
+    assert "GPU time [ms]" in columns and "HBM reads [ms]" not in columns
+
+
+def test_the_seed_table_has_the_scenarios_own_dtype():
+    from model.evaluate import seed_table
+
+    fp8 = [r["configuration"] for r in seed_table(resolve([("scenario", "default")])[0])]
+    assert fp8[-2:] == ["FP8 (scenario's dtype), no graphs", "FP8 (scenario's dtype), CUDA graphs"]
+    seed = [r["configuration"] for r in seed_table(resolve([("scenario", "seed-3b-4090")])[0])]
+    assert seed == ["BF16, no graphs", "BF16, CUDA graphs", "INT4, no graphs", "INT4, CUDA graphs"]

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.readers.traces import read_trace
 from model.traffic import traffic_profiles
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "5_Scale_to_zero.py")
@@ -98,3 +99,30 @@ def test_controls_and_the_main_chart_come_before_the_folded_explanations():
     assert closed.get("plotly_chart") or closed.get("vega_lite_chart") or closed.metric
     opened = fresh(True, traffic="spiky-internal")
     assert any(c.value.startswith("Cold start") for c in opened.caption)
+
+
+def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
+    at = AppTest.from_file(str(ROOT / "pages/5_Scale_to_zero.py"), default_timeout=120)
+    at.query_params["scenario"] = "default"
+    at.session_state["x_economics_why"] = True  # the explanations, folded by default
+    at.run()
+    assert not at.exception
+    text = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "The recommendation (scale to zero, optimised start) holds for a penalty" in text
+    assert "above $1.20 warm floor wins" in text
+    assert "a warm torch.compile cache" in text and "Run:ai Model Streamer" in text
+
+
+def test_money_deltas_carry_their_dollar_sign():
+    at = open_page("pages/5_Scale_to_zero.py", scenario="default")
+    total = next(m for m in at.metric if m.label == "Total per day")
+    assert "$" in total.proto.delta and "vs warm" in total.proto.delta, total.proto.delta
+
+
+def test_the_trace_summary_shows_numbers_as_read():
+    from ui.economics_view import _shown
+
+    assert _shown(5.53042198907183) == "5.53"
+    assert _shown(14.0) == "14"
+    assert _shown(1287480000000.0) == "1,287,480,000,000"
+    assert _shown(None) == "–"

@@ -124,3 +124,180 @@ def test_a_read_never_waits_for_another_writers_lock(tmp_path, monkeypatch):
         holder.close()
     assert got.data == CSV
     assert asked[-1] == 0.0  # the touch asked for the lock without waiting
+
+
+def _measurements(**query) -> AppTest:
+    return open_page("pages/6_Measurements.py", **query)
+
+
+def _link_ids(at) -> list[str]:
+    q = at.query_params.get("data")
+    values = q if isinstance(q, list) else [q] if q else []
+    return [i for v in values for i in v.split(",") if i]
+
+
+def test_a_link_opened_while_the_store_is_down_keeps_its_ids_and_opens_them_later(flaky):
+    data_id = flaky.put("decode.csv", CSV)
+    flaky.fail_get = True
+    at = _measurements(data=data_id)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "could not be opened just now" in warnings
+    assert _link_ids(at) == [data_id]  # a reload or a re-share keeps it
+    assert "db.internal" not in warnings and "5432" not in warnings  # no server internals
+    flaky.fail_get = False
+    at.session_state["_whatif_store_backoff"] = None  # this session's pause is over
+    at.run()  # the next run tries again
+    assert not at.exception
+    assert _link_ids(at) == [data_id]
+    assert any(m.label == "Data sets" and m.value == "1" for m in at.metric)
+
+
+def test_one_failed_write_does_not_switch_sharing_off_for_everyone(flaky, monkeypatch):
+    import datastore
+
+    other = flaky.put("other.csv", CSV + b"16,7.5\n")
+    marked = []
+    monkeypatch.setattr(datastore, "mark_unavailable", lambda store, why: marked.append(why))
+    flaky.fail_put = True
+    at = _measurements()
+    at.text_area(key="w_meas_paste").input(CSV.decode())
+    [b for b in at.button if b.label == "Read pasted text"][0].click()
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "stays in this session only" in warnings
+    assert "/srv/secret" not in warnings
+    # the store is not switched off for the other sessions (it was, for 60 s, reads included)
+    assert not marked
+    second = _measurements(data=other)
+    assert _link_ids(second) == [other]
+    assert any(m.label == "Data sets" and m.value == "1" for m in second.metric)
+
+
+def test_an_unavailable_store_is_named_without_its_path(tmp_path, monkeypatch):
+    import datastore
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.delenv(datastore.ENV_URL, raising=False)
+    monkeypatch.setenv(datastore.ENV_DIR, str(blocker / "secret-folder"))
+    monkeypatch.setattr(datastore, "_cached", None)
+    at = _measurements()
+    shown = " ".join(x.value for x in [*at.warning, *at.caption, *at.markdown, *at.info])
+    shown = shown.replace("\\", "")  # markdown escapes
+    assert "Sharing data sets is unavailable" in shown
+    assert "secret-folder" not in shown and str(tmp_path) not in shown
+
+
+def test_a_sqlite_store_that_cannot_be_written_opens_read_only(tmp_path):
+    import contextlib
+
+    import datastore
+    from datastore.sqlite import SQLiteStore
+
+    path = tmp_path / "store" / "datasets.sqlite3"
+    data_id = SQLiteStore(path, datastore.Limits()).put("decode.csv", CSV)
+
+    class ReadOnlyDisk(SQLiteStore):
+        """Writes fail as on a read-only file or folder (root ignores file modes, so the test
+        makes the driver's refusal itself)."""
+
+        @contextlib.contextmanager
+        def _transaction(self, write):
+            if write:
+                raise self._unavailable(Exception("attempt to write a readonly database"))
+            with super()._transaction(write) as cur:
+                yield cur
+
+    store = ReadOnlyDisk(path, datastore.Limits())
+    assert store.kind == "sqlite" and store.read_only
+    assert store.get(data_id) == ("decode.csv", CSV)  # every existing share link still opens
+    with pytest.raises(datastore.Refused, match="read-only"):
+        store.put("new.csv", CSV + b"16,7.5\n")
+
+
+def test_a_read_only_postgresql_database_still_opens_share_links(postgres_url):
+    import psycopg
+
+    from datastore import Limits, Refused
+    from datastore.postgres import PostgresStore
+    from tests.helpers import drop_table
+
+    drop_table(postgres_url)
+    data_id = PostgresStore(postgres_url, Limits()).put("decode.csv", CSV)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        db = conn.execute("SELECT current_database()").fetchone()[0]
+        conn.execute(f'ALTER DATABASE "{db}" SET default_transaction_read_only = on')
+    try:
+        store = PostgresStore(postgres_url, Limits())
+        assert store.read_only
+        assert store.get(data_id) == ("decode.csv", CSV)
+        with pytest.raises(Refused, match="read-only"):
+            store.put("new.csv", CSV + b"16,7.5\n")
+    finally:
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute("SET default_transaction_read_only = off")
+            conn.execute(f'ALTER DATABASE "{db}" SET default_transaction_read_only = off')
+
+
+TRACE_CSV = "arrival_s,input_tokens,output_tokens\n" + "".join(
+    f"{i * 37.5:.1f},{512 + (i * 97) % 2048},{64 + (i * 31) % 512}\n" for i in range(2000)
+)
+
+
+def test_a_trace_in_the_link_is_replayed_from_the_store(flaky):
+    profile = _scale_to_zero(scenario="default")
+    trace_id = flaky.put("our-day.csv", TRACE_CSV.encode())
+    at = _scale_to_zero(scenario="default", trace=trace_id)
+    assert any("trace our" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert _cost(at) != _cost(profile)  # the trace's figures, not the profile's
+    assert at.query_params.get("trace") == trace_id
+    assert not any("session only" in w.value for w in at.warning)
+
+
+def test_a_trace_the_store_cannot_open_just_now_stays_in_the_link_and_is_said(flaky):
+    trace_id = flaky.put("our-day.csv", TRACE_CSV.encode())
+    flaky.fail_get = True
+    at = _scale_to_zero(scenario="default", trace=trace_id)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "could not be opened just now" in warnings and "not the link author's" in warnings
+    assert "db.internal" not in warnings
+    assert at.query_params.get("trace") == trace_id  # a reload or a re-share keeps it
+    flaky.fail_get = False
+    at.session_state["_whatif_store_backoff"] = None  # this session's pause is over
+    at.run()  # the next run tries again
+    assert not at.exception
+    assert any("trace our" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("bad", ["0" * 64, "not-an-id", "ex-azure"])
+def test_a_trace_id_that_is_not_stored_is_said_and_dropped(flaky, bad):
+    at = _scale_to_zero(scenario="default", trace=bad)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "traffic profile instead" in warnings, warnings
+    assert not at.query_params.get("trace")
+    assert any("traffic: " in c.value for c in at.caption)
+
+
+def test_a_trace_that_cannot_be_stored_says_the_link_does_not_carry_it(flaky):
+    from model.readers.traces import read_trace
+    from ui import economics_view
+
+    flaky.fail_put = True
+    at = _scale_to_zero(scenario="default")
+    # the uploader's callback, as Streamlit runs it, with the session's state
+    tr = read_trace("our-day.csv", TRACE_CSV.encode())
+    at.session_state[economics_view.TRACE] = tr
+    at.session_state[economics_view.TRACE_ID] = None
+    at.run()
+    warnings = " ".join(w.value for w in at.warning)
+    assert "in this session only" in warnings and "does not carry it" in warnings
+    assert not at.query_params.get("trace")
+
+
+def _scale_to_zero(**query) -> AppTest:
+    return open_page("pages/5_Scale_to_zero.py", **query)
+
+
+def _cost(at) -> str:
+    return next(m.value for m in at.metric if m.label == "Total per day")

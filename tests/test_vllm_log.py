@@ -23,6 +23,8 @@ from model.readers.measurements import MAX_PROBLEMS
 from model.readers.vllm_log import FIGURE_KEYS, MAX_LINE, parse_log, parse_log_bytes
 from tests.helpers import hang_guard
 
+ROOT = Path(__file__).resolve().parent.parent
+
 LOGS = Path(__file__).resolve().parent / "data" / "logs"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "vllm_logs"
 
@@ -1524,3 +1526,59 @@ def test_noise_around_lines_never_changes_the_figures(name, data, crlf):
     assert ds.extra["version"] == clean.extra["version"]
     assert ds.extra["start_ups"] == clean.extra["start_ups"]
     assert ds.conditions.get("model") == clean.conditions.get("model")
+
+
+def test_parse_log_says_at_least_for_gpus_counted_from_the_ranks_it_shows(tmp_path):
+    import subprocess
+    import sys
+
+    lines = [
+        f"(VllmWorker rank={r} pid={100 + r}) INFO 06-19 23:05:0{r} [default_loader.py:262] "
+        f"Loading weights took 3.{r} seconds"
+        for r in range(7)
+    ]
+    path = tmp_path / "excerpt.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "model", "parse-log", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "at least 7" in done.stdout
+
+
+STREAM = (
+    "{prefix}INFO 06-19 23:05:{sec} [file_streamer.py:179] [RunAI Streamer] Overall time to "
+    "stream {size} of all files to cpu: {s}s, {rate}/s"
+)
+
+
+def test_two_unrelated_streamer_lines_are_noted_and_one_models_shards_are_not(tmp_path):
+    from model.readers.vllm_log import parse_log
+
+    unrelated = [
+        STREAM.format(prefix="", sec="01", size="942.3 MiB", s="1.2", rate="785.3 MiB"),
+        STREAM.format(prefix="", sec="09", size="14.9 GiB", s="6.1", rate="2.4 GiB"),
+    ]
+    ds = parse_log("\n".join(unrelated), "two.log")
+    notes = " ".join(ds.extra.get("notes", []))
+    assert "2 Run:ai streamer lines" in notes and "keep the longest (line 2: 14.9 GiB" in notes
+    assert "line 1: 0.92 GiB in 1.2 s" in notes
+    assert ds.figures["stream_s"] == pytest.approx(6.1)
+
+    shards = [
+        STREAM.format(
+            prefix=f"(VllmWorker rank={r} pid={10 + r}) ",
+            sec=f"0{r}",
+            size="3.7 GiB",
+            s=f"2.{r}",
+            rate="1.7 GiB",
+        )
+        for r in range(4)
+    ]
+    ds = parse_log("\n".join(shards), "tp4.log")
+    assert not any("streamer" in n for n in ds.extra.get("notes", []))
+    assert ds.figures["stream_s"] == pytest.approx(2.3)

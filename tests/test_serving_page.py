@@ -1,0 +1,53 @@
+"""The Serving page's words and views: a request rate fits its metric at 1440 px, and the
+Pareto view has a line per TP × dtype group, a read-off and a filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from model.overrides import resolve
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_request_rate_fits_its_metric_at_1440_px():
+    from ui.lenses.serving import _rate
+
+    assert _rate(0.977) == "0.98 req/s"  # was "0.977 req/s", cut to "0.977 r…"
+    assert _rate(10.93) == "10.9 req/s"
+    assert _rate(123.4) == "123 req/s"
+    assert _rate(0.0123) == "0.01 req/s"
+    assert all(len(_rate(x)) <= 10 for x in (0.001, 0.5, 0.977, 3.14159, 99.96, 512.0))
+
+
+def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
+    """Issue 40, item 5."""
+    from model import serving
+    from ui import serving_charts
+    from ui.lens import View  # noqa: F401 - the lens's own view type
+    from ui.lenses.serving import SERVING, pareto_groups
+
+    s = resolve([("seed", "5")])[0].effective()
+    points = serving.pareto(s)
+    groups = pareto_groups(points)
+    fig = serving_charts.pareto_figure(points, {"gpus": 4, "weights_dtype": "fp8",
+                                                "max_num_seqs": 1024}, 25.0)  # fmt: skip
+    lines = [d for d in fig.spec["data"] if d["name"] in groups]
+    assert len(lines) == len(groups) and all("lines" in d["mode"] for d in lines)
+    assert fig.spec["layout"]["xaxis"]["type"] == "log"
+    assert fig.spec["layout"]["xaxis"]["dtick"] == 1
+    best = serving.pareto_best(points, 25.0)
+    fast = [p for p in points if p["tokens_per_s_per_user"] >= 25.0]
+    assert best["tokens_per_s_per_gpu"] == max(p["tokens_per_s_per_gpu"] for p in fast)
+    assert serving.pareto_best(points, 1e9) is None
+    v = SERVING.view(s, serving.serving_lens(s))
+    note = SERVING.texts["pareto_note"](v)
+    assert "same for one replica or several" in note and f"{25.0:.3g} tok/s per user" in note
+    at = AppTest.from_file(str(ROOT / "pages" / "2_Serving.py"), default_timeout=120)
+    at.query_params["tab"] = "Pareto front"
+    at.session_state["w_pareto_show"] = [groups[0]]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.multiselect(key="w_pareto_show").value == [groups[0]]
