@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from model import accuracy, engines
+from tests.pages import open_page
 from tools import published
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,9 +98,7 @@ def test_the_accuracy_page_is_written_from_the_recorded_figures():
     ],
 )
 def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
-    at.run()
-    assert not at.exception
+    at = open_page(page)
     # the panel is built only while its popover is open
     assert "**How far off can this be?**" not in [m.value for m in at.markdown]
     at.session_state["p_accuracy"] = True
@@ -113,10 +112,7 @@ def test_each_lens_says_how_far_off_its_figures_can_be(page, lens):
 
 
 def test_the_landing_page_has_the_whole_panel():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.session_state["x_accuracy_home"] = True  # built only while open
-    at.run()
-    assert not at.exception
+    at = open_page("app.py", state={"x_accuracy_home": True})
     frames = [df.value for df in at.dataframe if df.value is not None]
     assert any(set(accuracy.accuracy().categories) <= set(f.index) for f in frames)
 

@@ -622,11 +622,9 @@ def test_the_first_change_on_a_bare_address_sends_one_link_after_the_headline(mo
 
 def test_a_link_written_by_the_page_itself_is_sent_at_once():
     # not a callback: a tab named on a page without tabs is dropped from the URL in the run
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["scenario"] = "seed-3b-4090"
-    at.query_params["tab"] = "HBM per GPU"
-    at.run()
-    assert not at.exception
+    at = pages.open_page(
+        "app.py", pairs=[("scenario", "seed-3b-4090"), ("tab", "HBM per GPU")], timeout=60
+    )
     assert "tab" not in at.query_params
     assert at.query_params["scenario"] in ("seed-3b-4090", ["seed-3b-4090"])
     assert "_whatif_url_pending" not in at.session_state

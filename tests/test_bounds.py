@@ -22,6 +22,7 @@ from model.errors import ScenarioError
 from model.evaluate import evaluate, launch_lens, roofline_lens, strict_figures
 from model.overrides import resolve
 from model.scenario import MAX_RATE_SCALE, Scenario
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,11 +51,7 @@ def test_rate_scale_has_one_bound_that_the_traffic_model_takes():
     ],
 )
 def test_a_rate_scale_link_never_shows_an_exception(page, query):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(page, pairs=list(query.items()))
     assert at.metric or at.dataframe or at.table  # the rest of the page works
 
 
@@ -280,11 +277,7 @@ def _texts(at: AppTest) -> list[str]:
 @pytest.mark.parametrize("corner", list(CORNERS))
 @pytest.mark.parametrize("page", PAGES)
 def test_pages_show_no_inf_or_nan_at_the_corners(page, corner):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=90)
-    for key, value in CORNERS[corner].items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(page, pairs=list(CORNERS[corner].items()), timeout=90)
     assert not at.warning or all("not accepted" not in w.value for w in at.warning)
     bad = [t for t in _texts(at) if NOT_A_NUMBER.search(t)]
     assert not bad, bad[:5]

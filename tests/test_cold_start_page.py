@@ -19,11 +19,7 @@ def test_the_optimised_delta_says_what_it_is_against():
 
 
 def _cold(**query) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "4_Cold_start.py"), default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page("pages/4_Cold_start.py", pairs=list(query.items()))
     return at
 
 

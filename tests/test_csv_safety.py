@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamlit.testing.v1 import AppTest
 
+from tests.pages import open_page
 from tools import golden
 from ui import export
 from ui.export import _NUMBER, FORMULA_START, csv_text
@@ -50,18 +50,16 @@ def test_no_comment_or_cell_becomes_a_formula(comment, cell):
 
 def test_the_figures_csv_of_a_hostile_link_has_no_formula_cell():
     """The issue's reproducer, end to end: Roofline with that model name, its Figures CSV."""
-    from streamlit.testing.v1 import AppTest
 
     from tools import golden
 
     golden._record_deferred()
     golden._DEFERRED.clear()
-    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
-    at.query_params["scenario"] = "seed-3b-4090"
-    at.query_params["model.name"] = ATTACK
-    at.session_state["t_roofline"] = "Breakdown and downloads"
-    at.run()
-    assert not at.exception
+    open_page(
+        "pages/1_Roofline.py",
+        pairs=[("scenario", "seed-3b-4090"), ("model.name", ATTACK)],
+        state={"t_roofline": "Breakdown and downloads"},
+    )
     figures = [
         e for e in golden._DEFERRED.values() if (e["filename"] or "").endswith("figures.csv")
     ]
@@ -91,11 +89,11 @@ def test_user_text_in_a_csv_never_starts_like_a_formula():
 def test_a_model_name_from_a_link_reaches_the_figures_csv_as_text():
     golden._record_deferred()
     golden._DEFERRED.clear()
-    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
-    at.query_params["model.name"] = '=HYPERLINK("http://evil","x")'
-    at.session_state["t_roofline"] = "Breakdown and downloads"
-    at.run()
-    assert not at.exception
+    open_page(
+        "pages/1_Roofline.py",
+        pairs=[("model.name", '=HYPERLINK("http://evil","x")')],
+        state={"t_roofline": "Breakdown and downloads"},
+    )
     figures = [
         e for e in golden._DEFERRED.values() if (e["filename"] or "").endswith("figures.csv")
     ]

@@ -20,11 +20,11 @@ import pytest
 from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamlit.testing.v1 import AppTest
 
 from model.cold_start import cold_start_lens
 from model.overrides import resolve
 from tests.helpers import every_figure
+from tests.pages import open_page
 from ui import cold_charts
 from ui.chart_common import validated
 from ui.text import WORD_JOINER, md_escape, plotly_text
@@ -205,11 +205,9 @@ def raw_markup(kind: str, text: str):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_hostile_names_from_a_link_show_literally_on_every_page(page):
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    at.query_params["model.name"] = MODEL_NAME
-    at.query_params["hardware.name"] = HARDWARE_NAME
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(
+        page, pairs=[("model.name", MODEL_NAME), ("hardware.name", HARDWARE_NAME)], timeout=60
+    )
     assert not at.warning  # both names are valid: nothing was dropped
     texts = rendered(at)
     for kind, text in texts:
@@ -222,13 +220,16 @@ def test_hostile_names_from_a_link_show_literally_on_every_page(page):
 def test_hostile_names_of_inline_specs_show_literally(page):
     # inline specs under ids of their own (what a YAML file's hardware:/model: mapping gives):
     # the sidebar's selectors then show the names too
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
-    at.query_params["model.id"] = "evil-model"
-    at.query_params["model.name"] = MODEL_NAME
-    at.query_params["hardware.id"] = "evil-gpu"
-    at.query_params["hardware.name"] = HARDWARE_NAME
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(
+        page,
+        pairs=[
+            ("model.id", "evil-model"),
+            ("model.name", MODEL_NAME),
+            ("hardware.id", "evil-gpu"),
+            ("hardware.name", HARDWARE_NAME),
+        ],
+        timeout=60,
+    )
     for kind, text in rendered(at):
         if kind == "Selectbox":  # options are plain text (checked in Chromium)
             continue

@@ -11,6 +11,7 @@ from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 from streamlit.testing.v1 import AppTest
 
+from tests.pages import open_page
 from ui import streamlit_internals as headline_hold
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,10 +163,7 @@ def page_run(monkeypatch, timeline: list, pause_s: float):
 
     monkeypatch.setattr(page, "HEADLINE_PAUSE_S", pause_s)
     timeline.clear()
-    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=60)
-    at.query_params["scenario"] = "seed-3b-4090"
-    at.run()
-    assert not at.exception
+    at = open_page("pages/1_Roofline.py", pairs=[("scenario", "seed-3b-4090")], timeout=60)
     at.number_input(key="w_batch").set_value(8)
     timeline.clear()
     at.run()

@@ -11,11 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model.compare import lookup
 from model.overrides import resolve
 from model.scenario import Scenario
+from tests.pages import open_page
 from ui.lens import View
 from ui.lenses import LENSES, ROWS, compare
 from ui.lenses.home import HOME
@@ -208,11 +208,7 @@ def test_the_scenario_and_its_baseline_are_resolved_once_per_run(page, monkeypat
     original_copy = Scenario.model_copy
     monkeypatch.setattr(Scenario, "effective", effective)
     monkeypatch.setattr(Scenario, "model_copy", model_copy)
-    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
-    at.query_params["scenario"] = "default"
-    at.query_params["base.scenario"] = "seed-3b-4090"
-    at.run()
-    assert not at.exception
+    at = open_page(page, pairs=[("scenario", "default"), ("base.scenario", "seed-3b-4090")])
     seen.clear()
     at.run()  # a second run, as after a widget change
     assert not at.exception

@@ -102,11 +102,9 @@ def test_controls_and_the_main_chart_come_before_the_folded_explanations():
 
 
 def test_the_scale_to_zero_page_names_the_flip_and_the_optimisations_assumed():
-    at = AppTest.from_file(str(ROOT / "pages/5_Scale_to_zero.py"), default_timeout=120)
-    at.query_params["scenario"] = "default"
-    at.session_state["x_economics_why"] = True  # the explanations, folded by default
-    at.run()
-    assert not at.exception
+    at = open_page(
+        "pages/5_Scale_to_zero.py", pairs=[("scenario", "default")], state={"x_economics_why": True}
+    )
     text = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "The recommendation (scale to zero, optimised start) holds for a penalty" in text
     assert "above $1.20 warm floor wins" in text

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model import serving
 from model.overrides import resolve
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,21 +50,14 @@ def test_the_defaults_and_the_named_scenarios_fit_the_budget():
 
 
 def test_the_serving_page_refuses_at_once_and_keeps_working():
-    at = AppTest.from_file(str(ROOT / "pages/2_Serving.py"), default_timeout=120)
-    at.query_params["max_num_batched_tokens"] = "1"
-    at.query_params["seed"] = "1"
-    at.run()
-    assert not at.exception
+    at = open_page("pages/2_Serving.py", pairs=[("max_num_batched_tokens", "1"), ("seed", "1")])
     text = " ".join(e.value for e in at.error)
     assert "Not run here" in text and "whatif eval" in text
     assert at.sidebar  # the rest of the page is there
 
 
 def test_scale_to_zero_sizes_by_one_request_when_the_search_is_past_the_budget():
-    at = AppTest.from_file(str(ROOT / "pages/5_Scale_to_zero.py"), default_timeout=120)
-    at.query_params["output_tokens"] = "65537"
-    at.run()
-    assert not at.exception
+    at = open_page("pages/5_Scale_to_zero.py", pairs=[("output_tokens", "65537")])
     page = " ".join(str(getattr(e, "value", "")) for e in at.main)
     assert "shared server" in page
 

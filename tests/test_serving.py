@@ -17,6 +17,7 @@ from model import decode, request, serving
 from model.cli import main
 from model.overrides import resolve
 from tests.helpers import hang_guard
+from tests.pages import open_page
 
 
 def scen(*pairs):
@@ -322,13 +323,8 @@ def test_the_worker_process_computes_what_the_core_computes():
     ],
 )
 def test_the_serving_page_runs(query):
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/2_Serving.py", default_timeout=120)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception
+    at = open_page("pages/2_Serving.py", pairs=list(query.items()))
     if query.get("gpus") == "1":
         assert "cannot serve" in at.error[0].value and not at.metric
     elif "nan" in query.values():

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
-
 from model.overrides import resolve
+from tests.pages import open_page
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,9 +44,7 @@ def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
     v = SERVING.view(s, serving.serving_lens(s))
     note = SERVING.texts["pareto_note"](v)
     assert "same for one replica or several" in note and f"{25.0:.3g} tok/s per user" in note
-    at = AppTest.from_file(str(ROOT / "pages" / "2_Serving.py"), default_timeout=120)
-    at.query_params["tab"] = "Pareto front"
-    at.session_state["w_pareto_show"] = [groups[0]]
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page(
+        "pages/2_Serving.py", pairs=[("tab", "Pareto front")], state={"w_pareto_show": [groups[0]]}
+    )
     assert at.multiselect(key="w_pareto_show").value == [groups[0]]
