@@ -15,7 +15,10 @@ Two ways: ``server`` runs every session as a thread of this process asking the w
 the lens as a page does (:func:`ui.serving_worker.compute`; the workers are this process's, as
 on the team server, each thread a session of its own); ``browser`` starts ``streamlit run app.py`` and
 opens the attackers and the victim as Chromium tabs, timing the victim from navigation to its
-headline metric. The goal is the victim's median within 1.5x of its time alone.
+headline metric. The goal is the victim's median within 1.5x of its time alone. The browser
+way ends with a control: four tabs opening the landing page at the same moment, what any four
+page loads cost the victim on this machine (2026-12-07, two cores: 2.0x, the same as four tabs
+of the refused reproducer).
 
     .venv/bin/python -m benchmarks.serving_fairness [--rounds 5] [--only server|browser]
 """
@@ -135,6 +138,22 @@ def browser(rounds: int) -> None:
                     f"  {n} x {name:5s}: median {med:.2f} s ({med / base:.2f}x alone), "
                     f"worst {max(runs):.2f} s"
                 )
+        # the control: four tabs opening the landing page at the same moment, the cost of any
+        # four page loads beside the victim's (on a small machine the browsers' own rendering)
+        tabs = [ctx.new_page() for _ in range(4)]
+        runs = []
+        for _ in range(rounds):
+            for tab in tabs:
+                tab.goto(f"{base_url}/", wait_until="commit")
+            time.sleep(0.5)
+            runs.append(open_victim(victim, base_url))
+        for tab in tabs:
+            tab.close()
+        med = statistics.median(runs)
+        print(
+            f"  control, 4 tabs opening Home: median {med:.2f} s ({med / base:.2f}x alone), "
+            f"worst {max(runs):.2f} s"
+        )
         again = [open_victim(victim, base_url) for _ in range(rounds)]
         print(f"  alone again: median {statistics.median(again):.2f} s, worst {max(again):.2f} s")
 
