@@ -80,3 +80,15 @@ def test_the_wheel_ships_its_presets_and_runs_from_another_directory(tmp_path):
         [str(env_dir / "bin" / "whatif"), "presets"], cwd=elsewhere, capture_output=True, text=True
     )
     assert "seed-70b-fp8-cold-start" in listing.stdout and "h100-sxm" in listing.stdout
+    # the readers are found by listing their package (model.readers.registry): the installed
+    # wheel must carry model/readers/formats and find a benchmark result with it
+    bench = ROOT / "tests" / "data" / "bench" / "serve_new.json"
+    read = subprocess.run(
+        [str(env_dir / "bin" / "whatif"), "import", str(bench), "--json"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout)["format"] == "vllm_bench_json"
