@@ -463,10 +463,14 @@ class ParamFit:
     note: str = ""
     before: float | None = None
 
+    def _shown_se(self) -> float:
+        """The standard error as reported: 0 where it is an exact fit's rounding noise."""
+        return 0.0 if _se_noise(self.value, self.uncertainty) else self.uncertainty
+
     def to_json(self) -> dict:
         return {
             "value": _round(self.value),
-            "uncertainty": None if self.uncertainty is None else _round(self.uncertainty),
+            "uncertainty": None if self.uncertainty is None else _round(self._shown_se()),
             "unit": UNITS.get(self.key, ""),
             "points": self.points,
             "data": self.data,
@@ -475,6 +479,12 @@ class ParamFit:
             "before": None if self.before is None else _round(self.before),
             "note": self.note,
         }
+
+
+def _se_noise(value: float, se: float) -> bool:
+    """Whether a standard error is floating-point noise of an exact fit (below 10⁻⁹ of the
+    value), which is reported as 0 rather than as 2e-15."""
+    return abs(se) <= 1e-9 * abs(value)
 
 
 def _round(v: float) -> float:

@@ -347,3 +347,18 @@ def test_calibrate_flags_the_mismatch_and_refuses_a_one_point_fit(capsys):
     assert main(["calibrate", str(BENCH / "serve_new.json")]) == 0
     text = capsys.readouterr().out
     assert "warning: " in text and "--set model=qwen3-8b --set hardware=h200" in text
+
+
+def test_an_exact_fits_standard_error_is_reported_as_zero_not_rounding_noise():
+    """The launch example's three points lie on a line: its s.e. came out as 2.5e-15 µs and the
+    Measurements table showed "0.000000000000002". Reported as 0; a real one is kept."""
+    from model.readers.examples import load_example
+
+    s = resolve([("scenario", "seed-3b-4090")])[0]
+    cal = calibrate(s, [load_example("launch-rtx5070ti")])
+    assert cal.fits["launch_us"].uncertainty < 1e-12  # what the arithmetic gave
+    assert cal.to_json()["fit"]["launch_us"]["uncertainty"] == 0.0
+    noisy = calibrate(s, [load_example("launch-rtx5070ti")])
+    fit = noisy.fits["launch_us"]
+    fit.uncertainty = 0.25
+    assert noisy.to_json()["fit"]["launch_us"]["uncertainty"] == 0.25
