@@ -338,17 +338,20 @@ def _command(ds: Dataset, where: str, line: str) -> dict | None:
                 i += 1
             else:
                 continue
-        if kind == _INT:
-            v = _count_condition(ds, f"{where}, {key}", value)
-            if v is not None:
-                out[name] = v
-        elif kind == _RATE:
-            v = _rate_condition(ds, f"{where}, {key}", value)
-            if v is not None:
-                out[name] = v
-        else:
-            out[name] = value
+        _set_condition(ds, out, f"{where}, {key}", name, kind, value)
     return out
+
+
+def _set_condition(ds: Dataset, out: dict, where: str, name: str, kind, value: str) -> None:
+    """``out[name]`` from a command's or a ``Namespace(...)``'s text ``value`` as its kind says:
+    a whole count, a request rate, or the text itself; a value its kind refuses is a problem
+    recorded at ``where`` and left out."""
+    if kind == _INT:
+        value = _count_condition(ds, where, value)
+    elif kind == _RATE:
+        value = _rate_condition(ds, where, value)
+    if value is not None:
+        out[name] = value
 
 
 _NAMESPACE_KEYS = {
@@ -406,16 +409,8 @@ def _namespace(ds: Dataset, where: str, line: str) -> dict | None:
         if kind == _FLAG:
             if value in ("True", "False"):
                 out[name] = value == "True"
-        elif kind == _INT:
-            v = _count_condition(ds, f"{where}, {key}", value)
-            if v is not None:
-                out[name] = v
-        elif kind == _RATE:
-            v = _rate_condition(ds, f"{where}, {key}", value)
-            if v is not None:
-                out[name] = v
         else:
-            out[name] = value
+            _set_condition(ds, out, f"{where}, {key}", name, kind, value)
     return out
 
 
