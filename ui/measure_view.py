@@ -11,8 +11,8 @@ import streamlit as st
 
 from model.calibrate import QUANTITY_UNITS, UNITS, Calibration
 from model.readers.examples import examples
-from model.readers.importers import accepted
 from model.readers.measurements import Dataset
+from model.readers.registry import accepted
 from model.readers.setup import linked_scenario, setup_mismatch
 from model.scenario import Scenario
 from ui import measure_data as data

@@ -26,11 +26,6 @@ from model.readers import bench_import, registry
 from model.readers.measurements import Dataset, decode_text
 
 
-def accepted() -> str:
-    """Every accepted file format, in one sentence (:func:`model.readers.registry.accepted`)."""
-    return registry.accepted()
-
-
 def _looks_like_csv(text: str) -> bool:
     for line in text.split("\n", 50)[:50]:
         s = line.strip()
@@ -90,11 +85,13 @@ def import_text(text: str, name: str) -> Dataset:
             raise ScenarioError(
                 name,
                 "a CSV whose columns are none of the accepted formats; see the templates "
-                f"(accepted: {accepted()})",
+                f"(accepted: {registry.accepted()})",
             ) from None
-        raise ScenarioError(name, f"{exc.message}; accepted files: {accepted()}") from None
+        raise ScenarioError(name, f"{exc.message}; accepted files: {registry.accepted()}") from None
     if ds is None:
-        raise ScenarioError(name, f"none of the accepted formats; accepted files: {accepted()}")
+        raise ScenarioError(
+            name, f"none of the accepted formats; accepted files: {registry.accepted()}"
+        )
     return ds
 
 

@@ -77,11 +77,6 @@ def readers(stage: str | None = None) -> list[Reader]:
     return sorted(found, key=lambda r: (STAGES.index(r.stage), r.order, r.name))
 
 
-def formats() -> tuple[str, ...]:
-    """Every ``Dataset.format`` a registered reader returns, each once."""
-    return tuple(dict.fromkeys(f for r in readers() for f in r.formats))
-
-
 def _phrases(attr: str) -> list[str]:
     shown = sorted((r for r in readers() if getattr(r, attr)), key=lambda r: (r.shown, r.name))
     return list(dict.fromkeys(getattr(r, attr) for r in shown))
