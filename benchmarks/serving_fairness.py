@@ -119,41 +119,34 @@ def browser(rounds: int) -> None:
         alone = [open_victim(victim, base_url) for _ in range(rounds)]
         base = statistics.median(alone)
         print(f"Chromium, victim alone: median {base:.2f} s, worst {max(alone):.2f} s")
-        for name, link in ATTACKS.items():
-            for n in (1, 4):
-                tabs = [ctx.new_page() for _ in range(n)]
-                runs = []
-                for _ in range(rounds):
-                    for tab in tabs:  # a fresh heavy run in every attacking tab
-                        query = "&".join(f"{k}={v}" for k, v in link.items())
-                        tab.goto(
-                            f"{base_url}/Serving?{query}&seed={next(_seeds)}", wait_until="commit"
-                        )
-                    time.sleep(0.5)
-                    runs.append(open_victim(victim, base_url))
+
+        def beside(n: int, url, label: str) -> None:
+            """The victim's page while ``n`` tabs open ``url()`` (a fresh one each round)."""
+            tabs = [ctx.new_page() for _ in range(n)]
+            runs = []
+            for _ in range(rounds):
                 for tab in tabs:
-                    tab.close()
-                med = statistics.median(runs)
-                print(
-                    f"  {n} x {name:5s}: median {med:.2f} s ({med / base:.2f}x alone), "
-                    f"worst {max(runs):.2f} s"
+                    tab.goto(url(), wait_until="commit")
+                time.sleep(0.5)
+                runs.append(open_victim(victim, base_url))
+            for tab in tabs:
+                tab.close()
+            med = statistics.median(runs)
+            print(
+                f"  {label}: median {med:.2f} s ({med / base:.2f}x alone), worst {max(runs):.2f} s"
+            )
+
+        for name, link in ATTACKS.items():
+            query = "&".join(f"{k}={v}" for k, v in link.items())
+            for n in (1, 4):  # a fresh heavy run in every attacking tab
+                beside(
+                    n,
+                    lambda q=query: f"{base_url}/Serving?{q}&seed={next(_seeds)}",
+                    f"{n} x {name:5s}",
                 )
         # the control: four tabs opening the landing page at the same moment, the cost of any
         # four page loads beside the victim's (on a small machine the browsers' own rendering)
-        tabs = [ctx.new_page() for _ in range(4)]
-        runs = []
-        for _ in range(rounds):
-            for tab in tabs:
-                tab.goto(f"{base_url}/", wait_until="commit")
-            time.sleep(0.5)
-            runs.append(open_victim(victim, base_url))
-        for tab in tabs:
-            tab.close()
-        med = statistics.median(runs)
-        print(
-            f"  control, 4 tabs opening Home: median {med:.2f} s ({med / base:.2f}x alone), "
-            f"worst {max(runs):.2f} s"
-        )
+        beside(4, lambda: f"{base_url}/", "control, 4 tabs opening Home")
         again = [open_victim(victim, base_url) for _ in range(rounds)]
         print(f"  alone again: median {statistics.median(again):.2f} s, worst {max(again):.2f} s")
 

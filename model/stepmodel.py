@@ -1,14 +1,8 @@
 """The step model of the serving simulator (SPEC 4.6): what one engine step of a given mix of
 decode tokens and prefill chunks takes on the scenario's GPUs, with what a server pays beyond the
 GPU (engine-core host work per sequence, the API server's streaming), so every knob of the other
-lenses moves a served step. :mod:`model.scheduler` runs a replica on it.
-
-References
-----------
-.. [1] SPEC 4.1 (the decode step) and 4.0 (prefill); SPEC 4.6 ("a step's time is the core's
-   own step physics for that mix").
-.. [2] Agrawal et al., "Taming Throughput-Latency Tradeoff in LLM Inference with
-   Sarathi-Serve", OSDI 2024: decode tokens piggyback on prefill chunks in one step.
+lenses moves a served step. :mod:`model.scheduler` runs a replica on it. The sources are
+:class:`StepModel`'s.
 """
 
 from __future__ import annotations
