@@ -36,14 +36,14 @@ def main() -> None:
         "whole lens": (_cold(serving.serving_lens), 2),
     }
     for rate, split in (("10", (1, 1)), ("10", (1, 2)), ("4", (1, 1))):
-        base = resolve([("request_rate", rate)])[0].effective()
+        base = resolve([("request_rate", rate)])[0]
         pairs = [
             ("request_rate", rate),
             ("disaggregated", "true"),
             ("prefill_instances", str(split[0])),
             ("decode_instances", str(split[1])),
         ]
-        dis = resolve(pairs)[0].effective()
+        dis = resolve(pairs)[0]
         name = f"{split[0]}P{split[1]}D at {rate} req/s"
         for case, (fn, repeat) in cases.items():
             t0 = timed(lambda fn=fn, s=base: fn(s), repeat)

@@ -43,7 +43,7 @@ def main() -> None:
     from model import plan, serving
     from model.overrides import resolve
 
-    s = resolve([], strict=True)[0].effective()
+    s = resolve([], strict=True)[0]
     for cache in (serving._MAX_RATE, serving._SWEEPS, serving._MEETS):
         cache.clear()
     one = _wall(lambda: plan.plan(s))

@@ -32,7 +32,7 @@ def timed(fn, repeat: int = 3, warm: bool = False) -> float:
 
 
 def main() -> None:
-    s = resolve([("request_rate", "10")])[0].effective()
+    s = resolve([("request_rate", "10")])[0]
     big = s.model_copy(update={"num_requests": 100_000})
     print(f"run, 1,000 requests at 10 req/s: {timed(lambda: serving.run(s)):.3f} s")
     print(f"run, 100,000 requests at 10 req/s: {timed(lambda: serving.run(big), 1):.2f} s")
@@ -64,7 +64,7 @@ def main() -> None:
 
     from ui import serving_worker
 
-    serving_worker.compute(resolve([("seed", "99")])[0].effective())  # start the worker
+    serving_worker.compute(resolve([("seed", "99")])[0])  # start the worker
     ticks: list[float] = []
     stop = threading.Event()
 

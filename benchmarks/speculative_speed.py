@@ -24,8 +24,8 @@ def main() -> None:
         "whole lens": (lambda s: serving.serving_lens(s), 1),
     }
     for method in ("ngram", "eagle3", "draft"):
-        base = resolve([("request_rate", "10")])[0].effective()
-        spec = resolve([("request_rate", "10"), ("speculative", method)])[0].effective()
+        base = resolve([("request_rate", "10")])[0]
+        spec = resolve([("request_rate", "10"), ("speculative", method)])[0]
         for name, (fn, repeat) in cases.items():
             t0 = timed(lambda fn=fn, s=base: fn(s), repeat)
             t1 = timed(lambda fn=fn, s=spec: fn(s), repeat)

@@ -177,8 +177,8 @@ _TICKS = """
 import threading, time
 from model.overrides import resolve
 from ui import serving_worker
-s = resolve([('request_rate', '7'), ('seed', '{seed}')])[0].effective()
-serving_worker.compute(resolve([('seed', '12')])[0].effective())  # start the worker
+s = resolve([('request_rate', '7'), ('seed', '{seed}')])[0]
+serving_worker.compute(resolve([('seed', '12')])[0])  # start the worker
 ticks = []
 stop = threading.Event()
 def tick():
@@ -210,7 +210,7 @@ def serving() -> list[Timing]:
         from ui import serving_worker
 
         def scen(*pairs):
-            return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
+            return resolve([(k, str(v)) for k, v in pairs], strict=True)[0]
 
         seed = 1000 + 2 * run  # a new scenario each run: nothing from the cache
         long = scen(("request_rate", 10), ("num_requests", 100_000), ("seed", seed))

@@ -358,18 +358,17 @@ def _log_points(ds: Dataset) -> list[Point]:
 
 
 def _variant(s: Scenario, update: dict) -> Scenario:
-    """``s`` (raw) with ``update`` applied, made effective. Dotted hardware keys included."""
-    raw = s.raw
+    """``s`` with ``update`` applied (a variant, resolved like any scenario). Dotted hardware
+    keys included."""
     hw = {k.split(".", 1)[1]: v for k, v in update.items() if k.startswith("hardware.")}
     plain = {k: v for k, v in update.items() if not k.startswith("hardware.")}
     if hw:
-        plain["hardware"] = raw.hardware.model_copy(update=hw)
-    return raw.model_copy(update=plain).effective() if plain else raw.effective()
+        plain["hardware"] = s.hardware.model_copy(update=hw)
+    return s.model_copy(update=plain) if plain else s
 
 
 def model_values(s: Scenario, pts: list[Point]) -> np.ndarray:
     """The model's value of every point for scenario ``s`` (NaN where it has none)."""
-    s = s.effective()
     out = np.full(len(pts), np.nan)
     decode_groups: dict[tuple, list[int]] = {}
     cs = None
@@ -651,8 +650,7 @@ def _fit_group(s, pts, keys, data_label):
         if not bad:
             held = [k for k in refused if k not in fits]
             if held:
-                raw = s.effective()
-                note = "with " + ", ".join(f"{k} held at {getattr(raw, k):.4g}" for k in held)
+                note = "with " + ", ".join(f"{k} held at {getattr(s, k):.4g}" for k in held)
                 for f in fits.values():
                     f.note = note + (f"; {f.note}" if f.note else "")
             return fits, refused
@@ -663,11 +661,10 @@ def _fit_group(s, pts, keys, data_label):
 
 def _fit_once(s, pts, keys, data_label):
     """One fit of ``keys``: (fits, refused one by one, refused all together)."""
-    raw = s.effective()
     params = []
     for k in keys:
         lo, hi = _field_bounds(k)
-        start = float(getattr(raw, k))
+        start = float(getattr(s, k))
         inverse = k.endswith("efficiency")
         if not inverse:
             lo = max(lo, 0.0)
@@ -722,7 +719,7 @@ def _fit_once(s, pts, keys, data_label):
             )
             continue
         fits[prm.key] = ParamFit(
-            prm.key, v, u, len(pts), data_label, files, r2, note, float(getattr(raw, prm.key))
+            prm.key, v, u, len(pts), data_label, files, r2, note, float(getattr(s, prm.key))
         )
     return fits, bad, {}
 
@@ -730,7 +727,6 @@ def _fit_once(s, pts, keys, data_label):
 def _compute_bound(s: Scenario, pts: list[Point]) -> int:
     """How many decode points the model puts on the compute roof (their step moves with
     ``flops_efficiency``)."""
-    s = s.effective()
     n = 0
     groups: dict[tuple, list[Point]] = {}
     for p in pts:
@@ -821,7 +817,6 @@ def _median_abs(model: np.ndarray, pts: list[Point]) -> float | None:
 
 def calibrate(s: Scenario, datasets: list[Dataset]) -> Calibration:
     """Fit the scenario to ``datasets`` (see the module docstring for what each identifies)."""
-    s = s.effective()
     pts: list[Point] = []
     notes: list[str] = []
     for ds in datasets:
@@ -1248,11 +1243,11 @@ def _fit_cold(cur: Scenario, pts: list[Point]):
 
 
 def fitted_scenario(s: Scenario, cal: Calibration) -> Scenario:
-    """``s`` with the calibration's keys applied (effective)."""
+    """``s`` with the calibration's keys applied."""
     update = {k: f.value for k, f in cal.fits.items()}
     if cal.engine:
         update["engine"] = cal.engine
-    return _variant(s, update) if update else s.effective()
+    return _variant(s, update) if update else s
 
 
 def overlay_curves(s: Scenario, cal: Calibration) -> dict:
@@ -1265,7 +1260,6 @@ def overlay_curves(s: Scenario, cal: Calibration) -> dict:
     (:func:`model.decode.sweep`), except TTFT, one :func:`request_figures` per grid point
     (at most 24).
     """
-    s = s.effective()
     variants = {"model": s}
     if cal.fits:
         variants["fitted"] = fitted_scenario(s, cal)

@@ -216,7 +216,7 @@ def _calibrate(args) -> int:
     if len(yamls) > 1:
         raise ScenarioError("FILE", "give at most one scenario YAML file")
     args.file = yamls[0] if yamls else None
-    scenario = resolve(_items(args), strict=True)[0].effective()  # resolved once, here
+    scenario = resolve(_items(args), strict=True)[0]  # resolved once, here
     with _stdout_to_stderr():
         data = [
             importers.import_file(f, _read_bytes(f, MAX_DATA_BYTES))
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "calibrate":
             return _calibrate(args)
-        scenario = resolve(_items(args), strict=True)[0].effective()  # resolved once, here
+        scenario = resolve(_items(args), strict=True)[0]  # resolved once, here
         if args.command == "url":
             size = codecs.link_size(scenario)
             if size > codecs.MAX_QUERY_CHARS:

@@ -101,7 +101,7 @@ def to_params(s: Scenario) -> list[tuple[str, str]]:
     a profile is revised (SPEC 4.0).
     """
     s = s.raw
-    base = _base_of(s).model_dump()
+    base = _base_of(s).raw.model_dump()
     mine = s.model_dump()
     out: list[tuple[str, str]] = []
     if s.scenario:

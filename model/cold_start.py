@@ -173,7 +173,6 @@ def cold_start(s: Scenario) -> dict:
        torch.compile/Inductor compilation", "Bounding the CUDA graph capture".
     .. [2] SPEC 4.3: cold compile ~24 s vs ~5 s cached; ~0.3 s per graph.
     """
-    s = s.effective()
     e = _effective(s)
     loader = e["loader"]
     fig = s.engine_figures
@@ -317,7 +316,6 @@ def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool 
     .. [1] Seed: *Speeding up model cold start*, "An example cold start, item by item" and
        "optimising only item 4 … ~73 s. Optimising only item 5 … ~49 s".
     """
-    s = s.effective()
     st = cold_start_presets().startup
     lean = (weights and item5) if lean is None else lean
     update: dict = {}
@@ -342,7 +340,6 @@ def optimised(s: Scenario, weights: bool = True, item5: bool = True, lean: bool 
 def optimised_changes(s: Scenario) -> list[str]:
     """What :func:`optimised` changes from ``s``, in plain words (the optimised start assumes
     them; a page says so rather than assume changes the scenario does not have)."""
-    s = s.effective()
     o = optimised(s)
     out = []
     if o.loader != s.loader:
@@ -406,7 +403,6 @@ ITEM_OF = {
 
 def one_at_a_time(s: Scenario) -> dict[str, Scenario]:
     """Each of the seed's optimisations applied alone to ``s`` (what each one saves)."""
-    s = s.effective()
     out = {}
     if s.loader not in OVERLAP_LOADERS:
         out["overlapping loader (Run:ai streamer)"] = optimised(s, weights=True, item5=False)
@@ -425,7 +421,6 @@ def tier_sweep(s: Scenario, concurrency=CONCURRENCY_GRID) -> dict[str, dict]:
     with the scenario's loader, weights and GPUs (and, for its own tier, its bandwidth
     overrides). Returns ``{tier: {"name", "weights_s", "read_s"}}``.
     """
-    s = s.effective()
     p = cold_start_presets()
     loader = p.loaders[s.loader]
     t_h2d, t_host = _copy_times(s, loader)
@@ -467,7 +462,6 @@ def cold_start_lens(s: Scenario) -> dict:
     its variant in the other dtype of the BF16/FP8 pair (a 2-byte or wider scenario against
     FP8, a 1-byte or narrower one against BF16), with ``wide``, ``narrow`` and ``this``
     naming them."""
-    s = s.effective()
     figures = cold_start(s)
     variants = {
         "this scenario": s,

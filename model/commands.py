@@ -602,7 +602,6 @@ def _name(s: Scenario) -> str:
 def commands(s: Scenario, link: str, replicas: int = 1) -> Commands:
     """Every command of ``s``: ``link`` is the scenario's Serving link (the bench result
     carries it), ``replicas`` the Deployment's (the capacity the Serving lens gives)."""
-    s = s.effective()
     tgt = target(s)
     notes: list[str] = []
     missing: list[str] = []

@@ -38,7 +38,6 @@ def weights_read_bytes(s: Scenario, tokens) -> np.ndarray:
     vision encoder the checkpoint carries (:attr:`~model.scenario.ModelSpec.vision_params_b`)
     is loaded but not read by a text decode step.
     """
-    s = s.effective()
     m = s.model
     params = roofline.params_read(
         tokens, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
@@ -71,7 +70,6 @@ def matmul_params(s: Scenario) -> float:
     .. [2] SPEC 4.1: FLOPs per step ≈ 2 × active_params × batch (issue 20 narrows it to the
        parameters that multiply).
     """
-    s = s.effective()
     m = s.model
     skipped = roofline.embedding_params_skipped(m.vocab, m.hidden, m.tied_embeddings)
     skipped += (m.vision_params_b or 0.0) * 1e9  # a vision encoder does not run on text
@@ -91,7 +89,6 @@ def moe_overhead_s(s: Scenario, tokens) -> np.ndarray:
        touched experts + expert bytes / (0.72-0.77 × HBM bandwidth)`` with a median error of
        10-11 % (presets/engines-EVIDENCE.md).
     """
-    s = s.effective()
     m = s.model
     if not m.experts or not m.experts_per_token:
         return np.zeros_like(np.asarray(tokens, dtype=float))
@@ -124,7 +121,6 @@ def mla_overhead_s(s: Scenario, tokens) -> np.ndarray:
        median 87-105 µs per layer on both GPUs in FP8 and BF16; SGLang 0.5.10's module
        (wideep_generation_mla_perf.parquet, H200) leaves 36-47 µs (presets/engines-EVIDENCE.md).
     """
-    s = s.effective()
     t = np.asarray(tokens, dtype=float)
     if not s.model.kv_lora_rank:
         return np.zeros_like(t)
@@ -153,7 +149,6 @@ def gemm_floor_s(s: Scenario, tokens) -> np.ndarray:
     .. [2] https://github.com/ai-dynamo/aiconfigurator (systems/data/h100_sxm/gemm/vllm/0.24.0/
        gemm_perf.parquet): one-token BF16 GEMMs on an H100 fit 3.1 µs + bytes / (0.86 × HBM).
     """
-    s = s.effective()
     t = np.asarray(tokens, dtype=float)
     extra = engines.gemm_extra_us(s.engine_figures, s.hardware.id)
     if not extra:
@@ -166,7 +161,6 @@ def moe_bw_efficiency(s: Scenario) -> float | None:
     """The share of HBM bandwidth the expert GEMMs reach (the profile's, times the GPU's
     :func:`model.engines.bw_share`), or None where they read as dense weights (a dense model, a
     profile without the refinement, or a bandwidth efficiency the scenario sets itself)."""
-    s = s.effective()
     if not s.model.experts or not s.bw_efficiency_auto:
         return None
     bw, _, _ = engines.moe_values(s.engine_figures, s.weights_dtype)
@@ -205,7 +199,6 @@ def moe_flops_s(s: Scenario, tokens) -> np.ndarray | None:
        (aiconfigurator-core 0.12, ``systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.24.0/
        moe_perf.parquet``; ``tools/fit_moe_flops.py``; presets/engines-EVIDENCE.md).
     """
-    s = s.effective()
     m = s.model
     routed = routed_params(s)
     if not routed or not s.flops_efficiency_auto:
@@ -236,7 +229,6 @@ def dense_matmul_params(s: Scenario) -> float:
 def allreduce_s(s: Scenario, tokens) -> np.ndarray:
     """The tensor-parallel all-reduces of one step of ``tokens`` tokens [s]
     (:func:`roofline.allreduce_time` with the scenario's link, latency and model)."""
-    s = s.effective()
     return roofline.allreduce_time(
         tokens,
         s.model.hidden,
@@ -276,7 +268,6 @@ def expert_bytes_per_gpu(s: Scenario, tokens) -> np.ndarray:
     """Routed-expert bytes one GPU reads in a step of ``tokens`` tokens per rank [B]: the
     experts every rank's tokens touch together (``d × tokens``, the ranks balanced), over the
     ``G`` GPUs that hold them (:func:`moe_ranks`); zeros for a dense model."""
-    s = s.effective()
     m = s.model
     d, g = moe_ranks(s)
     t = np.asarray(tokens, dtype=float)
@@ -290,7 +281,6 @@ def weights_bytes_per_gpu(s: Scenario, tokens) -> np.ndarray:
     """Weight bytes one GPU reads in a step of ``tokens`` tokens per rank [B]:
     :func:`weights_read_bytes` over the tensor-parallel GPUs, its routed experts as
     :func:`expert_bytes_per_gpu` reads them (the same without data parallelism)."""
-    s = s.effective()
     t = np.asarray(tokens, dtype=float)
     all_ = weights_read_bytes(s, t) / s.gpus
     if moe_ranks(s)[0] == 1:
@@ -320,7 +310,6 @@ def comm_s(s: Scenario, tokens) -> np.ndarray:
     .. [2] deepseek-ai/DeepEP README (legacy tables): internode normal kernels 43-58 GB/s per
        GPU over RDMA.
     """
-    s = s.effective()
     d, g = moe_ranks(s)
     t = np.asarray(tokens, dtype=float)
     if d == 1:
@@ -338,7 +327,6 @@ def comm_s(s: Scenario, tokens) -> np.ndarray:
 def launch_s(s: Scenario, tokens) -> tuple[np.ndarray, np.ndarray]:
     """Launches of one step of ``tokens`` tokens under the scenario's graphs mode and capture
     sizes, and their CPU time [count, s] (SPEC 4.2)."""
-    s = s.effective()
     m = s.model
     n_eager = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)
     launches = launch.launches_per_step(tokens, n_eager, m.layers, s.cuda_graphs, s.capture_sizes)
@@ -377,7 +365,6 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     sequence, so ``tokens_per_s`` is batch × that / step and ``t_token_s`` the time per output
     token. ``padded_batch`` counts the step's tokens (batch × (k + 1)).
     """
-    s = s.effective()
     m = s.model
     b = np.asarray(batch, dtype=float)
     _, peak, bw = peaks(s)
@@ -462,7 +449,6 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
 def graph_mode(s: Scenario) -> str:
     """The graphs mode behind ``t_step_graph_ms``: the scenario's own, or, when the scenario
     runs eager, its engine's default (vLLM's ``full_and_piecewise`` when that is eager too)."""
-    s = s.effective()
     if s.cuda_graphs != "none":
         return s.cuda_graphs
     own = s.engine_figures.cuda_graphs
@@ -471,7 +457,6 @@ def graph_mode(s: Scenario) -> str:
 
 def at_batch(s: Scenario, batch: int, **update) -> dict:
     """One batch of ``sweep`` for a variant of ``s``, as floats (``bound`` as text)."""
-    s = s.effective()
     v = s.model_copy(update=update) if update else s
     return {k: (str(a[0]) if k == "bound" else float(a[0])) for k, a in sweep(v, [batch]).items()}
 
@@ -490,7 +475,6 @@ def launch_figures(s: Scenario) -> dict:
     .. [1] Seed: *The chef who calls out every order* (800 launches, 4.0 ms, 250 tok/s).
     .. [2] Seed: CUDA graphs Q&A (N = 430, τ = 5 µs: 1.36× at 5.5 GiB, 1.14× at 14.2 GiB).
     """
-    s = s.effective()
     m = s.model
     tau = s.launch_us * US
     n = launch.launches_eager(m.layers, s.kernels_per_layer, s.kernels)

@@ -127,20 +127,18 @@ def pool(s: Scenario, role: str) -> Scenario:
     tensor-parallel degree, one engine. A prefill instance samples one token and does not
     speculate; a decode instance keeps the speculative decoding set and does not share
     prefixes (its prompts' KV arrives from the prefill pool)."""
-    s = s.effective()
     if role == "prefill":
         update = {**_ONE_ENGINE, **_NO_SPECULATION, "gpus": prefill_gpus(s)}
     elif role == "decode":
         update = {**_ONE_ENGINE, "gpus": decode_gpus(s), "prefix_caching": "false"}
     else:
         raise ValueError(f"role is prefill or decode, not {role!r}")
-    return s.raw.model_copy(update=update).effective()
+    return s.model_copy(update=update)
 
 
 def aggregated(s: Scenario) -> Scenario:
     """``s`` served as one engine per replica (``disaggregated`` off), on ``gpus`` GPUs."""
-    s = s.effective()
-    return s.raw.model_copy(update={"disaggregated": False}).effective()
+    return s.model_copy(update={"disaggregated": False})
 
 
 def transfer_rate_b_s(s: Scenario) -> float:
@@ -159,7 +157,6 @@ def transfer_rate_b_s(s: Scenario) -> float:
     .. [2] NVIDIA DGX H100 datasheet: one 400 Gb/s ConnectX-7 NIC per GPU; NVLink 4 900 GB/s
        bidirectional per GPU (the hardware presets' ``interconnect_gb_s``).
     """
-    s = s.effective()
     if s.kv_transfer_gb_s is not None:
         return float(s.kv_transfer_gb_s) * GB
     lp = link_preset()
@@ -208,7 +205,6 @@ def simulate(s: Scenario, wl: Workload, sms: dict | None = None) -> Sim:
     rules): a :class:`model.serving.Sim` that :func:`model.serving.figures` reads as any run's,
     the decode instances' steps as its steps, plus ``disagg`` (per request: ``prefill_done_s``,
     ``kv_ready_s``, ``transfer_s``; the pools' sizes; ``rounds`` of a closed-loop run)."""
-    s = s.effective()
     sms = sms or step_models(s)
     if wl.open_loop:
         return _stages(s, wl, np.asarray(wl.arrival_s, dtype=float), sms, rounds=1)
@@ -538,7 +534,6 @@ def pool_capacity(s: Scenario) -> dict:
     .. [2] NVIDIA AIConfigurator (``aiconfigurator`` on PyPI): prefill and decode workers
        estimated apart and matched in rate (its xPyD search).
     """
-    s = s.effective()
     key = search_key(s)
     hit = _POOLS.get(key)
     if hit is not None:
@@ -671,13 +666,8 @@ def comparison(s: Scenario, max_rate) -> dict:
 
     ``max_rate``: the capacity search of a replica (:func:`model.serving.max_rate`, which
     builds on this module), run on the aggregated scenario and on the xPyD."""
-    s = s.effective()
     preview = not s.disaggregated
-    d = (
-        s.raw.model_copy(update={**_ONE_LAYOUT, "disaggregated": True}).effective()
-        if preview
-        else s
-    )
+    d = s.model_copy(update={**_ONE_LAYOUT, "disaggregated": True}) if preview else s
     agg = aggregated(s)
     agg_rate = float(max_rate(agg)["max_request_rate"])
     set_rate = float(max_rate(d)["max_request_rate"])
@@ -745,8 +735,7 @@ def pareto_points(s: Scenario, tps=(1, 2, 4, 8), seqs_list=(8, 32, 128, 512)) ->
     .. [1] NVIDIA AIConfigurator: disaggregated points on the tok/s/GPU against tok/s/user
        plane, prefill and decode workers matched in rate.
     """
-    s = s.effective()
-    d = s.raw.model_copy(update={**_ONE_LAYOUT, "disaggregated": True}).effective()
+    d = s.model_copy(update={**_ONE_LAYOUT, "disaggregated": True})
     ps = pool(d, "prefill")
     pg = prefill_gpus(d)
     try:
@@ -765,7 +754,7 @@ def pareto_points(s: Scenario, tps=(1, 2, 4, 8), seqs_list=(8, 32, 128, 512)) ->
     points = []
     for tp in tps:
         for seqs in seqs_list:
-            v = d.raw.model_copy(update={"decode_gpus": tp, "max_num_seqs": seqs}).effective()
+            v = d.model_copy(update={"decode_gpus": tp, "max_num_seqs": seqs})
             ds = pool(v, "decode")
             n = int(min(max(3 * seqs, 48), 600))
             w = workload(v, rate=1.0, num_requests=n, max_concurrency=None)

@@ -88,7 +88,6 @@ def service_of(s: Scenario, search: dict | str | None = None) -> Service:
     ``search``: the capacity search when the caller has it (:func:`model.serving.replica`)."""
     from model.serving import replica, request_stand_in  # only where a replica is sized
 
-    s = s.effective()
     cs = cold_start(s)
     best = cold_start(optimised(s))
     level = s.sleep_level or 1
@@ -254,7 +253,6 @@ def _figures(svc, s, replica_hours, cold, delayed, p99, worst, misses, timeline=
 
 def analytic(s: Scenario, svc: Service | None = None, C: float | None = None) -> dict:
     """Every strategy for the scenario's traffic profile (Poisson per hour of day)."""
-    s = s.effective()
     svc = svc or service_of(s)
     return _strategies(s, svc, profile_rates(s), C)
 
@@ -448,7 +446,6 @@ def replay_strategies(
 ) -> dict:
     """Every strategy (or ``only`` one) replayed over an uploaded trace (its time axis ÷
     ``rate_scale``); ``C`` replaces the scenario's cold start (a sweep point)."""
-    s = s.effective()
     svc = svc or service_of(s)
     a = np.asarray(trace.arrival_s, float) / s.rate_scale
     S = service_times(svc, s, trace.input_tokens, trace.output_tokens)
@@ -492,7 +489,6 @@ def _public(fig: dict) -> dict:
 def economics(s: Scenario, trace=None, search: dict | str | None = None) -> dict:
     """The ``economics`` section of ``whatif eval --json`` (SPEC 4.4); ``search`` as
     :func:`model.serving.replica`'s."""
-    s = s.effective()
     svc = service_of(s, search)
     strategies = replay_strategies(s, trace, svc) if trace is not None else analytic(s, svc)
     out = {k: _public(v) for k, v in strategies.items()}
@@ -634,7 +630,6 @@ def economics_lens(s: Scenario, trace=None, search: dict | str | None = None) ->
     of the recommended strategy, total cost and SLA misses against the idle timeout, and the
     break-even curve (scale-to-zero cost against the cold start). ``search`` as
     :func:`model.serving.replica`'s."""
-    s = s.effective()
     svc = service_of(s, search)
     figures = economics(s, trace, search)
     best = figures["recommended"]

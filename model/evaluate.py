@@ -43,7 +43,6 @@ def evaluate(
     else the scenario's traffic profile. Lenses that do not show it leave it out
     (``economics_section=False``: ~10 ms of every run of those pages). ``search``: the
     replica's capacity search when the caller has it (:func:`model.serving.replica`)."""
-    s = s.effective()
     hw = s.hardware
     one = {k: v[0] for k, v in sweep(s, [s.batch]).items()}
     cdtype, peak, bw = peaks(s)
@@ -123,7 +122,6 @@ def serving_sections(s: Scenario, trace=None) -> dict:
 def engine_section(s: Scenario) -> dict:
     """The engine profile in effect: its id, version and name, and every knob it can set with
     the value in effect and where it comes from (``engine`` or ``scenario``)."""
-    s = s.effective()
     profile = s.engine_profile
     auto = set(s.from_engine())
     knobs_in_effect = {}
@@ -205,7 +203,6 @@ def seed_table(s: Scenario) -> list[dict]:
     ----------
     .. [1] Seed: *The roofline flips*, table "Configuration (3B, 4090, batch 1)".
     """
-    s = s.effective()
     rows = []
     seed = ("bf16", "int4")
     dtypes = seed + (() if s.weights_dtype in seed else (s.weights_dtype,))
@@ -232,7 +229,6 @@ def seed_table(s: Scenario) -> list[dict]:
 def batch_grid(s: Scenario, top: int = 4096, points: int = 160) -> np.ndarray:
     """Batch sizes of a sweep: log-spaced from 1 to ``top`` (or the scenario's batch), plus the
     scenario's batch and the captured sizes, so padding steps show."""
-    s = s.effective()
     top = max(top, s.batch)
     grid = np.round(np.geomspace(1, top, points))
     sizes = np.asarray([c for c in s.capture_sizes if c <= top], dtype=float)
@@ -248,7 +244,6 @@ def ridge_batch(sw: dict) -> float | None:
 def roofline_lens(s: Scenario) -> dict:
     """Everything the Roofline page shows, from one call: the figures, a batch sweep
     (1–4096, one vectorised call), the ridge batch, the seed's table and Amdahl's estimate."""
-    s = s.effective()
     figures = evaluate(s, economics_section=False)
     grid = batch_grid(s)
     sw = sweep(s, grid)
@@ -285,7 +280,6 @@ def roofline_lens(s: Scenario) -> dict:
 def mode_grid(s: Scenario, top: int = 4096) -> np.ndarray:
     """Batches for the per-mode sweep: every integer up to a little past the largest bucket
     (so each padding step shows), then log-spaced to ``top``, plus the scenario's batch."""
-    s = s.effective()
     dense_top = int(min(max(max(s.capture_sizes) * 1.25, 64), 1024))
     top = max(top, s.batch)
     grid = np.concatenate(
@@ -313,7 +307,6 @@ def launch_lens(s: Scenario) -> dict:
     model's sizes per dtype. ``buckets``: padding of every batch up to the largest bucket.
     ``knobs``: the seed's ten knobs tied to the scenario (:mod:`model.knobs`).
     """
-    s = s.effective()
     figures = evaluate(s, economics_section=False)
     lf = figures["launch"]
     tau = s.launch_us * US
@@ -407,5 +400,4 @@ def summary(s: Scenario, search: dict | str | None = None) -> dict:
     """The landing page's one call: every section of :func:`evaluate`, plus the cold start of
     the scenario's optimised counterpart (``cold_start_optimised``); ``search`` as
     :func:`evaluate`'s."""
-    s = s.effective()
     return {**evaluate(s, search=search), "cold_start_optimised": cold_start(optimised(s))}

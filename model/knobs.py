@@ -56,7 +56,6 @@ def _moves(before_s: float, after_s: float) -> str:
 def knobs(s: Scenario, lf: dict | None = None) -> list[dict]:
     """The ten knobs for scenario ``s``: ``number``, ``knob``, ``attacks``, ``cost``,
     ``applies`` (bool, or None where not modelled) and ``here`` (the scenario's figure)."""
-    s = s.effective()
     lf = lf or launch_figures(s)
     own = at_batch(s, s.batch)
     eager_share = lf["launch_share_of_eager_step"]

@@ -22,7 +22,6 @@ def variants(s: Scenario) -> list[tuple[str, Scenario]]:
     the same with expert parallelism and data-parallel ranks of one GPU with it (a mixture of
     experts with at least as many experts as GPUs), data-parallel ranks alone (a dense model),
     and the scenario's own layout; a layout the keys refuse is left out."""
-    s = s.effective()
     g = s.replica_gpus if not s.disaggregated else s.gpus
     moe = bool(s.model.experts)
     base = s.raw.model_copy(update={"disaggregated": False})
@@ -37,9 +36,7 @@ def variants(s: Scenario) -> list[tuple[str, Scenario]]:
     out = []
     for tp, dp, ep in want:
         try:
-            v = base.model_copy(
-                update={"gpus": tp, "data_parallel": dp, "expert_parallel": ep}
-            ).effective()
+            v = base.model_copy(update={"gpus": tp, "data_parallel": dp, "expert_parallel": ep})
         except ValueError:
             continue
         out.append((layout_name(tp, dp, ep), v))

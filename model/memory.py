@@ -202,7 +202,6 @@ def memory_figures(s: Scenario, batch=None) -> dict:
     GPU memory is what the device reports: an "80 GB" H100 holds 80 GiB (SPEC 4.0), so the
     capacity is ``memory_gb`` GiB; the other sizes stay decimal GB, and ``*_gib`` keys say GiB.
     """
-    s = s.effective()
     hw = s.hardware
     batch = s.batch if batch is None else batch
     # a speculative drafter's weights and its KV per token come out of the same HBM

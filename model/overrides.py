@@ -362,10 +362,10 @@ def _is_preset(kind: str, preset_id: str) -> bool:
 def _base_state(name: Any) -> dict:
     if not isinstance(name, str) or name.strip() in ("", "none"):
         if name in (None, "", "none"):
-            return shared_base().model_dump()
+            return shared_base().raw.model_dump()
         raise ScenarioError("scenario", f"must be a scenario name (got {_short(name)})")
     name = name.strip()
-    return shared_base(name).model_dump()
+    return shared_base(name).raw.model_dump()
 
 
 def named_scenario(name: str) -> Scenario:
@@ -449,7 +449,7 @@ def resolve(
                 fail(ScenarioError(key, _message(err, value)))
             if not culprits:
                 # not traceable to one key (e.g. a base spec made inconsistent): start clean
-                fallback = shared_base().model_dump()
+                fallback = shared_base().raw.model_dump()
                 return Scenario.model_validate(fallback), errors
             if len(loc) == 1 and loc[0] in _SPECS:
                 bad = {k for k, _ in culprits}
@@ -476,7 +476,7 @@ def _start(pairs: list[tuple[str, Any]], fail) -> tuple[dict, list[tuple[str, An
         except ScenarioError as err:
             fail(err)
     if state is None:
-        state = shared_base().model_dump()
+        state = shared_base().raw.model_dump()
     leftovers: list[tuple[str, Any]] = []
     for kind in ("hardware", "model"):
         for key, value in pairs:

@@ -184,7 +184,6 @@ def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
     cores) × lever setting (:func:`levers`; disaggregation only with one engine per pool),
     each resolved from the scenario's link with those keys replaced (a combination the
     scenario's validation refuses keeps its reason)."""
-    s = s.effective()
     pairs = [(k, v) for k, v in codecs.to_params(s) if k.split(".")[0] not in _RUN_KEYS]
     checkpoint = s.model.checkpoint_dtype or "bf16"
     out: list[Run] = []
@@ -203,7 +202,7 @@ def runs(s: Scenario, hardware: Iterable[str] | None = None) -> list[Run]:
                     keys = [("hardware", hw), ("gpus", str(tp)), ("weights_dtype", dt)]
                     keys += [("data_parallel", str(dp)), ("expert_parallel", str(ep).lower())]
                     try:
-                        run.s = resolve([*pairs, *keys, *lever], strict=True)[0].effective()
+                        run.s = resolve([*pairs, *keys, *lever], strict=True)[0]
                     except ScenarioError as exc:
                         run.reason = exc.message
                     out.append(run)
@@ -391,7 +390,6 @@ def plan(
     that can hold the SLO at the rate; ``unfit``: every other preset with its reason and its
     closest configuration. ``mapper(function, jobs)`` runs :func:`hardware_plan` on each
     job (default: one after another here; the CLI passes a process pool's ``map``)."""
-    s = s.effective()
     rate = target_rate(s, peak)
     todo = jobs(s, rate, prices(price_overrides, s), hardware, base)
     return assemble(s, rate, (mapper or map)(plan_job, todo))
@@ -417,7 +415,7 @@ def plan_job(job: tuple[str, str, float, float, str]) -> dict:
     from urllib.parse import parse_qsl
 
     query, hw, rate, price, base = job
-    s = resolve(parse_qsl(query, keep_blank_values=True), strict=True)[0].effective()
+    s = resolve(parse_qsl(query, keep_blank_values=True), strict=True)[0]
     return hardware_plan(s, hw, rate, price, base=base)
 
 

@@ -123,7 +123,6 @@ def batch_prefill_s(s: Scenario, prompts: int) -> tuple[float, int]:
        benchmark_latency.py`` (``llm.generate`` of ``batch_size`` prompts at once).
     .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
     """
-    s = s.effective()
     p = int(s.prompt_tokens)
     chunk = int(s.max_num_batched_tokens)
     sizes = chunk_sizes(p, chunk)
@@ -151,7 +150,6 @@ def batch_e2e_s(s: Scenario, prompts: int) -> float:
        ``llm.generate`` call on ``batch_size`` prompts of ``input_len`` tokens, ``output_len``
        tokens each (ignore_eos).
     """
-    s = s.effective()
     prefill, _ = batch_prefill_s(s, prompts)
     tpot = at_batch(s, int(prompts))["t_token_s"]
     return s.frontend_ms * MS + prefill + (s.output_tokens - 1) * tpot
@@ -175,7 +173,6 @@ def request_figures(s: Scenario) -> dict:
     .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens".
     .. [2] vLLM docs, "Chunked prefill": max_num_batched_tokens tokens per engine step.
     """
-    s = s.effective()
     sizes = chunk_sizes(s.prompt_tokens, s.max_num_batched_tokens)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
     # earlier chunks' KV read (at most the window on sliding-window layers), this chunk's written

@@ -966,17 +966,44 @@ class Scenario(BaseModel):
 
     # ---------------------------------------------------------------- the engine's values
 
-    _raw: Scenario | None = PrivateAttr(default=None)
+    #: the engine knobs this scenario leaves ``auto`` (filled with the engine's values)
+    _auto: frozenset[str] = PrivateAttr(default=frozenset())
+    #: True only for :attr:`raw`'s copy: the scenario as given, its ``auto`` knobs empty
+    _is_raw: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _resolve_engine_knobs(self) -> Scenario:
+        """Resolved once, where it is built: every ``auto`` knob (``None``) takes the engine
+        profile's value for this model and GPU set (:meth:`engine_defaults`), so every
+        scenario the core receives is the one it computes with, and no core function
+        resolves it again (issue 41). :attr:`raw` keeps which knobs were ``auto``."""
+        self._fill_auto()
+        return self
+
+    def _fill_auto(self) -> None:
+        auto = [k for k in engines.ENGINE_KNOBS if getattr(self, k) is None]
+        if auto:
+            defaults = self.engine_defaults()
+            for k in auto:
+                self.__dict__[k] = defaults[k]
+        self._auto = frozenset(auto)
+        self._is_raw = False
 
     @property
     def is_effective(self) -> bool:
-        """True for the scenario the core computes with (every ``auto`` knob filled in)."""
-        return self._raw is not None
+        """True for the scenario the core computes with (every ``auto`` knob filled in): every
+        scenario but :attr:`raw`'s copy."""
+        return not self._is_raw
 
     @property
     def raw(self) -> Scenario:
-        """The scenario as given (``auto`` knobs left empty): what links and YAML carry."""
-        return self if self._raw is None else self._raw
+        """The scenario as given (``auto`` knobs left empty): what links and YAML carry. A
+        copy built on demand (never held, so equal scenarios stay equal); not for the core."""
+        if self._is_raw or not self._auto:
+            return self
+        out = BaseModel.model_copy(self, update=dict.fromkeys(self._auto))
+        out._is_raw = True
+        return out
 
     @property
     def prefix_caching_on(self) -> bool:
@@ -1030,44 +1057,36 @@ class Scenario(BaseModel):
     @property
     def bw_efficiency_auto(self) -> bool:
         """True when the bandwidth efficiency is the engine's (its MoE refinement applies)."""
-        return self.raw.bw_efficiency is None
+        return "bw_efficiency" in self._auto
 
     @property
     def flops_efficiency_auto(self) -> bool:
         """True when both FLOPS efficiencies are the engine's (its MoE compute curve applies)."""
-        return self.raw.flops_efficiency is None and self.raw.prefill_efficiency is None
+        return {"flops_efficiency", "prefill_efficiency"} <= self._auto
 
     def from_engine(self) -> list[str]:
         """The knobs that take the engine's value (left ``auto``)."""
-        raw = self.raw
-        return [k for k in engines.ENGINE_KNOBS if getattr(raw, k) is None]
+        return [k for k in engines.ENGINE_KNOBS if k in self._auto]
 
     def effective(self) -> Scenario:
-        """This scenario with every ``auto`` knob set to the engine profile's value.
-
-        The core computes with it; :attr:`raw` keeps the scenario as given, so a link made from
-        the effective scenario still leaves the engine's values to the engine. Idempotent.
-
-        A scenario is resolved once, where it enters (the page door :func:`ui.state.load_scenario`
-        for the scenario and its baseline, the CLI, :func:`model.calibrate.calibrate`), and
-        passed down as it is: the ``s = s.effective()`` a core function starts with returns an
-        effective scenario itself, at no cost, and resolves only what a caller passes raw (a
-        test, a library user).
-        """
-        if self._raw is not None:
+        """The scenario the core computes with: itself, as every scenario is resolved where it
+        is built (:meth:`_resolve_engine_knobs`); :attr:`raw`'s copy resolved again. For a
+        caller holding :attr:`raw`; no core function calls it."""
+        if not self._is_raw:
             return self
-        defaults = self.engine_defaults()
-        update = {k: defaults[k] for k in engines.ENGINE_KNOBS if getattr(self, k) is None}
-        out = super().model_copy(update=update)
-        out._raw = self
+        out = BaseModel.model_copy(self)
+        out._fill_auto()
         return out
 
     def model_copy(self, *, update=None, deep: bool = False) -> Scenario:
-        """A copy; a variant of an effective scenario is built from its raw scenario (so a
-        variant with another engine takes that engine's values) and made effective again."""
-        if self._raw is None or not update:
-            return super().model_copy(update=update, deep=deep)
-        return self._raw.model_copy(update=update, deep=deep).effective()
+        """A copy; a variant (``update``) is built from the scenario as given, so a variant
+        with another engine, model or GPU count takes that engine's values for its ``auto``
+        knobs, and is resolved like any scenario."""
+        if not update:
+            return super().model_copy(deep=deep)
+        out = BaseModel.model_copy(self.raw, update=update, deep=deep)
+        out._fill_auto()
+        return out
 
     @property
     def bytes_per_param(self) -> float:

@@ -190,7 +190,6 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     ``(g0 − c) mod BLOCK_TOKENS`` and a run of decode steps books its blocks without visiting
     each sequence.
     """
-    s = s.effective()
     # data-parallel ranks: each serves its share of the requests with its own scheduler and KV
     # cache, in steps whose MoE layers carry every rank's tokens (model.decode.moe_ranks); one
     # rank is simulated and figures() scales its throughput to the replica
@@ -804,7 +803,6 @@ class DoesNotFit(ValueError):
 
 def check_fits(s: Scenario, longest_tokens: int | None = None) -> None:
     """Raise :class:`DoesNotFit` with the reason when ``s`` cannot serve its requests."""
-    s = s.effective()
     mem = memory.memory_figures(s)
     if not mem["weights_fit"] or mem["kv_cache_tokens"] < BLOCK_TOKENS:
         raise DoesNotFit(

@@ -84,7 +84,6 @@ SERVING_KEYS = (
 
 def run(s: Scenario, wl: Workload | None = None, sm: StepModel | None = None) -> dict:
     """One serving run of the scenario's clients (or ``wl``): ``figures``, the raw ``sim``."""
-    s = s.effective()
     wl = wl or workload(s)
     longest = int((wl.prompt_tokens + wl.output_tokens).max()) if len(wl.arrival_s) else 0
     fits(s, longest)
@@ -151,7 +150,7 @@ class _Runner:
     figures move with the rate alone)."""
 
     def __init__(self, s: Scenario, n: int):
-        self.s = s.effective()
+        self.s = s
         self.n = n
         base = workload(self.s, rate=1.0, num_requests=n, max_concurrency=None)
         self.unit = base.arrival_s
@@ -178,7 +177,6 @@ def max_rate(s: Scenario) -> dict:
     Scale to zero lens and ``whatif eval`` all ask for it): ``max_request_rate``,
     ``saturation_request_rate``, ``requests`` per run and the ``light_load`` run's figures
     (at 1 % of the saturation throughput)."""
-    s = s.effective()
     key = search_key(s)
     hit = _MAX_RATE.get(key)
     if hit is not None:
@@ -219,7 +217,6 @@ def meets_at(s: Scenario, rate: float) -> bool:
     capacity search (:func:`max_rate`) judges on: the same requests, draws and test. One run
     instead of the search's dozen; the plan (:mod:`model.plan`) uses it to rule out a replica
     count before it searches."""
-    s = s.effective()
     key = f"{search_key(s)}|{float(rate)!r}"
     hit = _MEETS.get(key)
     if hit is None:
@@ -334,7 +331,6 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
        SLO"; MLPerf Inference's server scenario (the largest Poisson rate meeting a latency
        percentile).
     """
-    s = s.effective()
     search = max_rate(s)
     best, hi, n = search["max_request_rate"], search["saturation_request_rate"], search["requests"]
     key = search_key(s)  # the sweep reads what the search reads: a rate change reuses it
@@ -418,7 +414,6 @@ def pareto(s: Scenario) -> list[dict]:
     .. [1] NVIDIA, "LLM Inference Benchmarking: Fundamental Concepts" (throughput per GPU
        against interactivity per user); aiconfigurator's Pareto front of the same axes.
     """
-    s = s.effective()
     key = s.raw.model_dump_json(exclude=set(_NOT_READ) | _SLO_KEYS)
     if key in _PARETOS:  # a change of rate or SLO does not move the front
         _PARETOS.move_to_end(key)
@@ -499,7 +494,6 @@ def pareto_best(points: list[dict], tokens_per_s_per_user: float) -> dict | None
 def trace_workload(s: Scenario, trace) -> Workload:
     """An uploaded trace's arrivals (scaled by ``rate_scale``) and lengths (the scenario's
     where the trace has none), sent open-loop as recorded."""
-    s = s.effective()
     n = len(trace.arrival_s)
     if n > s.num_requests:
         n = int(s.num_requests)  # the first num_requests requests of the trace
@@ -522,7 +516,6 @@ def trace_workload(s: Scenario, trace) -> Workload:
 def sections(s: Scenario, trace=None) -> dict:
     """The ``serving`` and ``capacity`` sections of ``whatif eval --json`` (SPEC 4.6): one run
     of the scenario's clients (or of ``trace``), and the capacity search."""
-    s = s.effective()
     wl = trace_workload(s, trace) if trace is not None else None
     one = run(s, wl)
     cap = capacity(s)
@@ -567,7 +560,6 @@ _LENS_RUNS = 40
 def _predicted_parts(s: Scenario, search_only: bool) -> tuple[float, float, float]:
     """(prefill chunk steps, decode steps, requests) the lens would simulate; see
     :func:`predicted_steps`."""
-    s = s.effective()
     prompt, output = float(s.prompt_tokens), float(max(s.output_tokens, 1))
     budget = float(max(int(s.max_num_batched_tokens), 1))
     try:
@@ -643,7 +635,6 @@ def server_refusal(s: Scenario) -> str | None:
     """Why the shared server will not run the Serving lens for ``s`` (too many requests, or
     more engine steps than :data:`SERVER_MAX_STEPS`), in one sentence with the CLI command that
     runs it anyway; None when it fits the budget."""
-    s = s.effective()
     if s.num_requests > SERVER_MAX_REQUESTS:
         return (
             f"{s.num_requests:,} requests is more than this shared server simulates for one "
@@ -676,7 +667,6 @@ def serving_lens(s: Scenario) -> dict:
     """The Serving lens's one core call: the scenario's run (figures and timeline), the
     capacity search with its sweep, and the Pareto front; when the scenario cannot serve,
     ``fits`` False and the reason instead of figures."""
-    s = s.effective()
     try:
         one = run(s)
         cap = capacity(s)
@@ -698,7 +688,6 @@ def disagg_view(s: Scenario) -> dict:
     """The Serving page's Disaggregation view (:func:`model.disagg.comparison`), run apart from
     :func:`serving_lens` (only while the view is open); ``reason`` instead when a pool's
     instance cannot hold the model or its requests."""
-    s = s.effective()
     try:
         return disagg.comparison(s, max_rate)
     except DoesNotFit as exc:

@@ -31,10 +31,9 @@ def speedup_sweep(s, batch) -> dict[str, np.ndarray | float | None]:
        (2024-10-17): the speed-up falls with the request rate and turns to a slow-down at high
        load.
     """
-    s = s.effective()
     b = np.asarray(batch, dtype=float)
     spec = sweep(s, b)
-    plain_s = s.raw.model_copy(update={"speculative": "none"}).effective()
+    plain_s = s.model_copy(update={"speculative": "none"})
     plain = sweep(plain_s, b)
     speedup = spec["tokens_per_s"] / plain["tokens_per_s"]
     cross = crossover_batch(speedup, b) if s.speculative != "none" else None
@@ -60,7 +59,6 @@ def speedup_curve(s, reach: float = 1.0, points: int = 96) -> dict:
     """:func:`speedup_sweep` over 1 to ``reach`` × the largest batch whose KV fits (at least
     the scenario's batch), log-spaced, the scenario's batch included; with ``max_batch`` (that
     largest batch) and ``speedup_at_batch`` (the ratio at the scenario's batch)."""
-    s = s.effective()
     fit = int(memory_figures(s)["max_batch"])
     top = max(fit, int(s.batch), 2)
     grid = np.unique(np.concatenate([np.rint(np.geomspace(1, reach * top, points)), [s.batch]]))

@@ -177,7 +177,6 @@ def drafter_scenario(s):
         return None
     mp = method(s)
     dtype = "bf16" if mp.drafter_dtype == "bf16" else s.weights_dtype
-    raw = s.raw
     update = {
         "model": spec,
         "speculative": "none",
@@ -193,7 +192,7 @@ def drafter_scenario(s):
         "host_ms": 0.0,
         "host_us_per_seq": 0.0,
     }
-    return raw.model_copy(update=update).effective()
+    return s.model_copy(update=update)
 
 
 def verify_host_s(s) -> float:

@@ -56,7 +56,6 @@ class StepModel:
     """
 
     def __init__(self, s: Scenario, max_tokens: int):
-        s = s.effective()
         self.s = s
         m = s.model
         _, peak, bw = peaks(s)

@@ -146,4 +146,4 @@ _NOT_READ = frozenset(
 
 def search_key(s: Scenario) -> str:
     """What the capacity search of ``s`` depends on, as one text (a cache key)."""
-    return s.effective().raw.model_dump_json(exclude=set(_NOT_READ))
+    return s.raw.model_dump_json(exclude=set(_NOT_READ))

@@ -120,7 +120,6 @@ def scenarios(draw):
 def every_figure(s):
     """Every figure the three lens pages build for ``s``, as the pages build them (the pages
     get the effective scenario: every ``auto`` knob filled in from the engine profile)."""
-    s = s.effective()
     rl = roofline_lens(s)
     rf = rl["figures"]["roofline"]
     mem = rl["figures"]["memory"]

@@ -84,7 +84,7 @@ def measurement_figures(s) -> list:
         measure_charts.cold_figure(cal),
         measure_charts.residual_figure(cal.residual_rows()),
     ]
-    cl = cold_start_lens(s.effective())
+    cl = cold_start_lens(s)
     figs.append(
         measure_charts.measured_waterfall(
             waterfall_figure(cl["figures"], cl["columns"]["optimised"]),
@@ -101,7 +101,7 @@ def measurement_figures(s) -> list:
 
 @pytest.fixture(scope="module", params=range(len(SCENARIOS)), ids=lambda i: SCENARIOS[i][0][1])
 def figures(request):
-    s = resolve(SCENARIOS[request.param])[0].effective()
+    s = resolve(SCENARIOS[request.param])[0]
     figs = lens_figures(s)
     if request.param == 0:
         figs += measurement_figures(s)

@@ -132,7 +132,7 @@ def _roofline_fig(s):
     lens = roofline_lens(s)
     rf = lens["figures"]["roofline"]
     return roofline_charts.roofline_figure(
-        s.effective(),
+        s,
         lens["sweep"],
         lens["current_index"],
         rf["ridge_flop_per_byte"],
@@ -155,7 +155,7 @@ def test_overlay_adds_dashed_labelled_baseline_traces():
 
 
 def test_stacked_bars_are_drawn_beneath_not_over():
-    s = scen(("scenario", SEED)).effective()
+    s = scen(("scenario", SEED))
     fig = roofline_charts.memory_figure(summary(s)["memory"])
     assert not baseline_charts.can_overlay(fig)
     titled = baseline_charts.titled_baseline(fig)
@@ -164,7 +164,7 @@ def test_stacked_bars_are_drawn_beneath_not_over():
 
 
 def test_stacked_areas_become_outlines_in_their_own_stack():
-    s = scen(("scenario", SEED)).effective()
+    s = scen(("scenario", SEED))
     lens = roofline_lens(s)
     fig = roofline_charts.step_composition_figure(
         lens["sweep"], s.batch, lens["ridge_batch"], lens["figures"]["memory"]["max_batch"], None

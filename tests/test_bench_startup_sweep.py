@@ -86,7 +86,7 @@ def test_a_startup_result_calibrates_the_compile_times():
         ("compile_s", 6.85, True),
     ]
     assert any("shown as read" in n for n in notes)
-    s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0].effective()
+    s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0]
     fit = calibrate(s, [ds]).to_json()
     assert fit["keys"].get("compile_s") == pytest.approx(31.75, rel=0.05)
     assert fit["keys"].get("compile_cached_s") == pytest.approx(6.85, rel=0.05)
@@ -161,7 +161,7 @@ def test_the_serving_pareto_view_draws_uploaded_runs():
     ds = importers.import_file("summary.json", json.dumps(_sweep_runs()).encode())
 
     class _V:
-        s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0].effective()
+        s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0]
         r = {"fits": True, "pareto": [1]}
 
     original = measure_data.datasets

@@ -34,7 +34,7 @@ def scenario(**extra):
 
 
 def sweep_rows(s, batches, noise=0.0, seed=0, graphs=None):
-    t = decode.sweep(s.effective(), batches)["t_step_s"] * 1000
+    t = decode.sweep(s, batches)["t_step_s"] * 1000
     t = t * (1 + noise * np.random.default_rng(seed).standard_normal(len(t)))
     rows = [{"batch": int(b), "step_ms": float(v)} for b, v in zip(batches, t, strict=True)]
     for r in rows:
@@ -337,7 +337,7 @@ def test_a_crafted_latency_run_is_refused_by_name_not_computed():
 
 
 def test_calibrate_flags_the_mismatch_and_refuses_a_one_point_fit(capsys):
-    s = resolve([])[0].effective()
+    s = resolve([])[0]
     ds = importers.import_file("serve_new.json", (BENCH / "serve_new.json").read_bytes())
     out = calibrate(s, ds if isinstance(ds, list) else [ds]).to_json()
     entry = out["data_sets"][0]

@@ -85,7 +85,7 @@ def test_calibrate_prints_keys_that_reproduce_the_measurements(capsys, tmp_path)
     base = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}
     truth, _ = resolve({**base, "bw_efficiency": 0.58, "host_ms": 2.2})
     b = np.array([1, 4, 16, 64, 256])
-    t = decode.sweep(truth.effective(), b)["t_step_s"] * 1000
+    t = decode.sweep(truth, b)["t_step_s"] * 1000
     csv = tmp_path / "sweep.csv"
     csv.write_text("batch,step_ms\n" + "".join(f"{x},{y:.5f}\n" for x, y in zip(b, t, strict=True)))
     yml = tmp_path / "scenario.yaml"

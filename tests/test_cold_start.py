@@ -339,16 +339,16 @@ def test_a_cached_compile_grows_with_depth(scenario):
     # cache-hit totals 7.51 s at 28 layers, 9.22 s at 32, 14.95 s at 64 (vLLM issue 20264,
     # PRs 16848 and 32191): least squares 2.5 + 0.2 s per layer
     s = scenario(model="llama-3.1-8b", gpus=1, compile_cache="true")
-    assert s.effective().compile_cached_s == pytest.approx(2.5 + 0.2 * 32)  # 8.9 s
+    assert s.compile_cached_s == pytest.approx(2.5 + 0.2 * 32)  # 8.9 s
     c = cold_start(s)
     assert c["compile_s"] == pytest.approx(8.9)
     assert c["compile_s_range"] == [c["compile_s"]] * 2  # a cached compile's spread is narrow
-    deep = scenario(model="llama-3.3-70b", gpus=4, compile_cache="true").effective()
+    deep = scenario(model="llama-3.3-70b", gpus=4, compile_cache="true")
     assert deep.compile_cached_s == pytest.approx(2.5 + 0.2 * 80)  # 18.5 s
     # never above the cold compile (5 + 0.7 s per layer), and the 0.8-0.10 band stays flat
     assert deep.compile_cached_s < 5 + 0.7 * 80
     old = scenario(model="llama-3.3-70b", gpus=4, compile_cache="true", engine="vllm@0.9")
-    assert old.effective().compile_cached_s == 7.5
+    assert old.compile_cached_s == 7.5
 
 
 def test_an_eager_start_pays_about_a_second_for_profiling_warm_up_and_kv(scenario):

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _s(**kw):
-    return resolve([(k, str(v)) for k, v in kw.items()], strict=True)[0].effective()
+    return resolve([(k, str(v)) for k, v in kw.items()], strict=True)[0]
 
 
 def _args(cmd: commands.Command) -> dict[str, str | None]:
@@ -171,7 +171,7 @@ def test_the_bench_reproduces_the_run_and_carries_its_link(kw):
     assert key == "whatif_link" and value == link
     # the link reopens this very scenario
     reopened, _ = resolve(parse_qsl(urlsplit(value).query), strict=True)
-    assert codecs.to_query(reopened.effective()) == codecs.to_query(s)
+    assert codecs.to_query(reopened) == codecs.to_query(s)
 
 
 def test_the_text_is_the_argv_a_shell_reads_back():

@@ -50,7 +50,7 @@ def test_kv_transfer_rate_and_time_by_hand(scenario):
 
 
 def test_one_request_ttft_is_prefill_transfer_and_a_decode_step(scenario):
-    s = scenario(disaggregated="true", kv_transfer_gb_s=10).effective()
+    s = scenario(disaggregated="true", kv_transfer_gb_s=10)
     wl = serving.Workload(np.array([0.0]), np.array([1024]), np.array([64]))
     sim = disagg.simulate(s, wl)
     ps, ds = disagg.pool(s, "prefill"), disagg.pool(s, "decode")
@@ -81,8 +81,8 @@ def test_one_request_ttft_is_prefill_transfer_and_a_decode_step(scenario):
 def test_decodes_see_no_prefill_interference(scenario):
     # at a load where the one-engine replica mixes prefill chunks into its decode steps, the
     # decode instance's steps hold decodes only: p99 ITL falls to about a decode step
-    agg = scenario(request_rate=8, num_requests=300).effective()
-    dis = scenario(request_rate=8, num_requests=300, disaggregated="true").effective()
+    agg = scenario(request_rate=8, num_requests=300)
+    dis = scenario(request_rate=8, num_requests=300, disaggregated="true")
     fa, fd = serving.run(agg)["figures"], serving.run(dis)["figures"]
     assert fd["p99_itl_ms"] < 0.5 * fa["p99_itl_ms"]
     assert fd["mean_tpot_ms"] < fa["mean_tpot_ms"]
@@ -106,7 +106,7 @@ def test_decodes_see_no_prefill_interference(scenario):
 )
 @pytest.mark.parametrize("rate", [2.0, 30.0, "inf"])
 def test_the_lean_prefill_loop_is_the_simulator(scenario, pairs, rate):
-    s = scenario(disaggregated="true", num_requests=300, **pairs).effective()
+    s = scenario(disaggregated="true", num_requests=300, **pairs)
     ps, sm = disagg.pool(s, "prefill"), disagg.step_models(s)["prefill"]
     wl0 = serving.workload(s, rate=rate, max_concurrency=None)
     wl = serving.Workload(wl0.arrival_s, wl0.prompt_tokens, np.ones(len(wl0.arrival_s), np.int64))
@@ -124,7 +124,7 @@ def test_the_lean_prefill_loop_is_the_simulator(scenario, pairs, rate):
 
 
 def test_prefix_hits_and_a_full_cache_take_the_general_simulator(scenario):
-    s = scenario(disaggregated="true", shared_prefix_tokens=512, num_requests=100).effective()
+    s = scenario(disaggregated="true", shared_prefix_tokens=512, num_requests=100)
     ps, sm = disagg.pool(s, "prefill"), disagg.step_models(s)["prefill"]
     wl0 = serving.workload(s, rate=5.0, max_concurrency=None)
     wl = serving.Workload(wl0.arrival_s, wl0.prompt_tokens, np.ones(100, np.int64))
@@ -133,9 +133,7 @@ def test_prefix_hits_and_a_full_cache_take_the_general_simulator(scenario):
 
 
 def test_a_closed_loop_run_settles(scenario):
-    s = scenario(
-        disaggregated="true", request_rate="inf", max_concurrency=32, num_requests=300
-    ).effective()
+    s = scenario(disaggregated="true", request_rate="inf", max_concurrency=32, num_requests=300)
     r = serving.run(s)
     f, sim = r["figures"], r["sim"]
     assert 1 <= f["closed_loop_rounds"] <= disagg.CLOSED_LOOP_ROUNDS
@@ -147,7 +145,7 @@ def test_a_closed_loop_run_settles(scenario):
 
 
 def test_capacity_counts_the_replicas_gpus(scenario):
-    s = scenario(disaggregated="true", request_rate=20, prefill_gpus=2).effective()
+    s = scenario(disaggregated="true", request_rate=20, prefill_gpus=2)
     cap = serving.capacity(s)
     assert cap["gpus_per_replica"] == 2 + 4
     assert cap["gpus_needed"] == cap["replicas_needed"] * 6
@@ -179,7 +177,7 @@ def test_best_split_by_hand():
 
 
 def test_comparison_curves(scenario):
-    s = scenario(request_rate=20).effective()
+    s = scenario(request_rate=20)
     view = disagg.comparison(s, serving.max_rate)
     assert view["preview"] and view["as_set"]["prefill_instances"] == 1
     c = view["curve"]
@@ -192,7 +190,7 @@ def test_comparison_curves(scenario):
 
 
 def test_pareto_has_disaggregated_points(scenario):
-    points = serving.pareto(scenario().effective())
+    points = serving.pareto(scenario())
     pd_points = [p for p in points if p["disaggregated"]]
     assert pd_points and any(not p["disaggregated"] for p in points)
     for p in pd_points:
@@ -201,7 +199,7 @@ def test_pareto_has_disaggregated_points(scenario):
 
 
 def test_a_pool_that_cannot_hold_the_model_says_which(scenario):
-    s = scenario(disaggregated="true", prefill_gpus=1, weights_dtype="bf16").effective()
+    s = scenario(disaggregated="true", prefill_gpus=1, weights_dtype="bf16")
     with pytest.raises(serving.DoesNotFit, match="a prefill instance"):
         serving.run(s)
     assert "prefill instance" in serving.disagg_view(s)["reason"]
@@ -313,8 +311,8 @@ def test_the_view_follows_the_request_rate(scenario, monkeypatch):
     from ui import serving_worker
 
     monkeypatch.setenv("WHATIF_SERVING_INLINE", "1")
-    a = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=5).effective())
-    b = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=40).effective())
+    a = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=5))
+    b = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=40))
     assert a["at_rate"]["request_rate"] == 5 and b["at_rate"]["request_rate"] == 40
     assert b["at_rate"]["as_set_gpus"] > a["at_rate"]["as_set_gpus"]
 

@@ -204,7 +204,6 @@ def test_a_sweep_in_one_call_is_the_sweep_point_by_point(traffic, scale, sla, pr
     from model.economics import TIMEOUT_GRID_S, profile_rates
 
     s = scenario(traffic=traffic, rate_scale=scale, sla_s=sla, prewarm_hours=prewarm)
-    s = s.effective()
     svc = service_of(s)
     lam = profile_rates(s)
     grid_c = np.linspace(0.0, 900.0, 7)

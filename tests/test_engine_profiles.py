@@ -25,8 +25,8 @@ GIB = 2**30
 
 def test_fp8_weights_take_the_fp8_efficiencies(scenario):
     # aiconfigurator's vLLM 0.14.0 H100 table: FP8 scaled-mm GEMMs 0.48-0.63 of bandwidth at m=1
-    s8 = scenario(model="llama-3.1-8b", gpus=1, weights_dtype="fp8").effective()
-    s16 = scenario(model="llama-3.1-8b", gpus=1, weights_dtype="bf16").effective()
+    s8 = scenario(model="llama-3.1-8b", gpus=1, weights_dtype="fp8")
+    s16 = scenario(model="llama-3.1-8b", gpus=1, weights_dtype="bf16")
     assert (s8.bw_efficiency, s8.flops_efficiency, s8.prefill_efficiency) == (0.55, 0.30, 0.42)
     assert (s16.bw_efficiency, s16.prefill_efficiency) == (0.80, 0.75)
     # 70B FP8 at TP2, a 5,000-token prompt: prefill attains ~0.42 of the FP8 peak (not 0.75)
@@ -36,7 +36,7 @@ def test_fp8_weights_take_the_fp8_efficiencies(scenario):
     assert r["prefill_bound"] == "compute"
     assert 0.35 <= r["prefill_attained_tflops"] / 1979 <= 0.42
     # a scenario's own efficiency still wins
-    own = scenario(model="llama-3.1-8b", weights_dtype="fp8", bw_efficiency="0.9").effective()
+    own = scenario(model="llama-3.1-8b", weights_dtype="fp8", bw_efficiency="0.9")
     assert own.bw_efficiency == 0.9
 
 
@@ -49,9 +49,9 @@ def test_capture_per_graph_by_release_band(scenario):
     assert old["launch"]["graphs_captured"] == 67
     assert_allclose(old["cold_start"]["capture_s"], 67 * 0.40)
     # 0.11+: 0.0045 s per layer beyond 15; a 22-layer model 0.03 s per graph (PR 29335)
-    small = scenario(model="llama-3.2-1b", model__layers=22, gpus=1).effective()
+    small = scenario(model="llama-3.2-1b", model__layers=22, gpus=1)
     assert_allclose(small.capture_s_per_graph, 0.0045 * 7)
-    s48 = scenario(model="qwen3-30b-a3b", gpus=1).effective()
+    s48 = scenario(model="qwen3-30b-a3b", gpus=1)
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
@@ -206,13 +206,13 @@ def test_v0_keeps_its_profiling_peak_out_of_the_kv_cache(scenario):
 
 
 def test_graph_memory_does_not_shrink_with_tp_and_grows_with_the_largest_size(scenario):
-    one = scenario(model="llama-3.1-8b", gpus=1).effective()
-    four = scenario(model="llama-3.1-8b", gpus=4).effective()
+    one = scenario(model="llama-3.1-8b", gpus=1)
+    four = scenario(model="llama-3.1-8b", gpus=4)
     assert one.graph_mb_per_graph == four.graph_mb_per_graph
     assert_close(one.graph_mb_per_graph, 1.55 * 4.096)
     bounded = scenario(model="llama-3.1-8b", gpus=1, capture_sizes="1,2,4,8,16,32,64")
-    assert_close(bounded.effective().graph_mb_per_graph, 1.55 * 4.096 * 64 / 512)
-    moe = scenario(model="gpt-oss-20b", gpus=1).effective()
+    assert_close(bounded.graph_mb_per_graph, 1.55 * 4.096 * 64 / 512)
+    moe = scenario(model="gpt-oss-20b", gpus=1)
     assert_close(moe.graph_mb_per_graph, 1.55 * 2.88 * 1.5)
     # the llm-d table (V1 ~0.11, H100): Qwen3-0.6B 0.1 GiB, gpt-oss-20b 0.39, gpt-oss-120b 1.03
     for model, measured in (("qwen3-0.6b", 0.1), ("gpt-oss-20b", 0.39), ("gpt-oss-120b", 1.03)):
@@ -236,7 +236,7 @@ def test_graph_memory_does_not_shrink_with_tp_and_grows_with_the_largest_size(sc
 def test_one_moe_layer_against_the_measured_kernel_table(
     scenario, model, gpus, dtype, tokens, measured_us
 ):
-    s = scenario(model=model, gpus=gpus, weights_dtype=dtype, hardware="h100-sxm").effective()
+    s = scenario(model=model, gpus=gpus, weights_dtype=dtype, hardware="h100-sxm")
     m = s.model
     from model import roofline
 
@@ -273,7 +273,7 @@ def test_4_bit_weight_only_experts_take_the_marlin_moe_kernel_figures(tp, tokens
 
 def test_an_awq_moe_step_pays_the_marlin_figures_per_layer(scenario):
     s = scenario(model="deepseek-r1", gpus=8, weights_dtype="int4")
-    m = s.effective().model
+    m = s.model
     touched = float(roofline.experts_touched(1, m.experts, m.experts_per_token))
     assert float(decode.moe_overhead_s(s, [1])[0]) == pytest.approx(
         m.layers * (29 + 0.43 * touched) * 1e-6
@@ -288,7 +288,7 @@ def test_a_latent_attention_layer_pays_its_small_kernels(scenario, engine, per_l
     # the weights and latent KV the roofline already counts: 97 and 38 µs per layer
     # (presets/engines-EVIDENCE.md, python -m tools.fit_mla)
     s = scenario(model="deepseek-r1", hardware="h200", gpus=8, engine=engine, batch=4)
-    e = s.effective()
+    e = s
     assert e.engine_figures.mla_us_per_layer == per_layer_us
     extra = decode.mla_overhead_s(s, [1, 4, 64])
     assert_allclose(extra, [61 * per_layer_us * 1e-6] * 3)
@@ -519,7 +519,7 @@ def test_each_gpu_takes_its_measured_bandwidth_share(scenario):
     # (0.91); the profile's 0.80 was derived on the H100
     def eff(**kw):
         kw = {"weights_dtype": "bf16", **kw}
-        return scenario(model="llama-3.1-8b", gpus=1, **kw).effective().bw_efficiency
+        return scenario(model="llama-3.1-8b", gpus=1, **kw).bw_efficiency
 
     assert eff(hardware="h100-sxm") == 0.80
     assert_allclose(eff(hardware="h200"), 0.80 * 0.95)
@@ -535,7 +535,7 @@ def test_each_gpu_takes_its_measured_bandwidth_share(scenario):
     # the experts' share scales the same way
     moe = scenario(model="mixtral-8x7b", gpus=2, hardware="a100-80gb", weights_dtype="bf16")
     base, _, _ = engines.moe_values(moe.engine_figures, "bf16")
-    assert_allclose(decode.moe_bw_efficiency(moe.effective()), base * 0.87)
+    assert_allclose(decode.moe_bw_efficiency(moe), base * 0.87)
     # an H200 step is slower than the datasheet ratio says: 8B at batch 1, 3.35 -> 4.8 TB/s
     kw = {"model": "llama-3.1-8b", "gpus": 1, "weights_dtype": "bf16"}
     h100 = evaluate(scenario(hardware="h100-sxm", **kw))["decode"]
@@ -547,7 +547,7 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
     # links name their profile's version; 2026.12 had no per-GPU share (engines-previous.yaml)
     kw = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "h200", "weights_dtype": "bf16"}
     old = scenario(engine="vllm@2026.12", **kw)
-    assert old.effective().bw_efficiency == 0.80
+    assert old.bw_efficiency == 0.80
     now = scenario(engine="vllm", **kw)
     assert evaluate(old)["decode"]["t_step_ms"] < evaluate(now)["decode"]["t_step_ms"]
     for profile in engines.engine_profiles().values():
@@ -559,10 +559,10 @@ def test_a_link_pinned_to_an_earlier_revision_keeps_its_numbers(scenario):
         )
     # 2026.12.1 (engines-previous-2026.12.1.yaml) gave the MI300X the H100's share
     mi = {"model": "llama-3.1-8b", "gpus": 1, "hardware": "mi300x", "weights_dtype": "bf16"}
-    assert scenario(engine="vllm@2026.12.1", **mi).effective().bw_efficiency == 0.80
-    assert scenario(engine="sglang@2026.12.1", **mi).effective().bw_efficiency == 0.80
+    assert scenario(engine="vllm@2026.12.1", **mi).bw_efficiency == 0.80
+    assert scenario(engine="sglang@2026.12.1", **mi).bw_efficiency == 0.80
     pinned = scenario(engine="vllm@2026.12.1", **{**mi, "hardware": "h200"})
-    assert_allclose(pinned.effective().bw_efficiency, 0.80 * 0.95)  # its own share kept
+    assert_allclose(pinned.bw_efficiency, 0.80 * 0.95)  # its own share kept
 
 
 def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
@@ -570,7 +570,7 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     (ROCm/aiter PR 1092: Llama-70B TP8's QKV GEMM, FP8, 10.5 MB): 6.6 µs more per GEMM than the
     H100 floor the profile's efficiencies hold. Four GEMMs a dense layer, two a MoE layer."""
     kw = {"model": "llama-3.1-70b", "gpus": 8, "weights_dtype": "fp8", "batch": 1}
-    mi = scenario(hardware="mi300x", **kw).effective()
+    mi = scenario(hardware="mi300x", **kw)
     # by hand: 80 layers x 4 GEMMs x 6.6 µs = 2.112 ms a step, whatever the batch
     assert_allclose(decode.gemm_floor_s(mi, [1, 64]), [2.112e-3, 2.112e-3])
     one = evaluate(mi)["decode"]
@@ -579,10 +579,10 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     assert_allclose(10.49e6 / (0.55 * 0.87 * 5.3e12) * 1e6, 4.1, atol=0.05)
     # a MoE layer's feed-forward is the experts' kernel: its attention's two GEMMs pay it
     moe = scenario(hardware="mi300x", model="gpt-oss-120b", gpus=1, weights_dtype="fp4")
-    assert_allclose(decode.gemm_floor_s(moe.effective(), 1), 36 * 2 * 6.6e-6)
+    assert_allclose(decode.gemm_floor_s(moe, 1), 36 * 2 * 6.6e-6)
     # the GPUs the efficiencies were derived on, and a GPU without a measurement, pay nothing
     for hw in ("h100-sxm", "h200", "rtx-4090"):
-        assert decode.gemm_floor_s(scenario(hardware=hw, **kw).effective(), 1) == 0
+        assert decode.gemm_floor_s(scenario(hardware=hw, **kw), 1) == 0
     # the lens's assumption line says so, and only where it applies
     from ui.assumptions import assumptions
 
@@ -590,7 +590,7 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     assert "per GEMM" not in assumptions(scenario(hardware="h100-sxm", **kw))
     # a link pinned to 2026.12.2 (engines-previous-2026.12.2.yaml) keeps the step it had
     old = scenario(engine="vllm@2026.12.2", hardware="mi300x", **kw)
-    assert decode.gemm_floor_s(old.effective(), 1) == 0
+    assert decode.gemm_floor_s(old, 1) == 0
     # + the GEMM floors, + 4 µs of engine-core work for the one sequence (2026.12.4)
     assert_allclose(
         evaluate(old)["decode"]["t_step_ms"] + 2.112 + 0.004, one["t_step_ms"], rtol=1e-9
@@ -601,15 +601,15 @@ def test_the_a100_takes_vllms_small_batch_defaults(scenario):
     """vLLM's large batch defaults need >= 70 GiB and a name without "a100" (get_batch_defaults;
     a 0.10.1.1 log on A100 80GB: "max_num_batched_tokens=2048"), so the A100 80GB gets 2048
     tokens and 256 sequences, and its profiling peak holds 256 sequences' logits."""
-    a100 = scenario(hardware="a100-80gb", gpus=1).effective()
-    h100 = scenario(hardware="h100-sxm", gpus=1).effective()
+    a100 = scenario(hardware="a100-80gb", gpus=1)
+    h100 = scenario(hardware="h100-sxm", gpus=1)
     assert (a100.max_num_batched_tokens, a100.max_num_seqs) == (2048, 256)
     assert (h100.max_num_batched_tokens, h100.max_num_seqs) == (8192, 1024)
     vocab = a100.model.vocab
     reserve = memory.engine_reserve_bytes(a100)
     assert reserve == pytest.approx(0.13 * 2**30 + 256 * vocab * 40)
     # a link pinned to 2026.12.1 keeps the defaults it had
-    pinned = scenario(hardware="a100-80gb", gpus=1, engine="vllm@2026.12.1").effective()
+    pinned = scenario(hardware="a100-80gb", gpus=1, engine="vllm@2026.12.1")
     assert (pinned.max_num_batched_tokens, pinned.max_num_seqs) == (8192, 1024)
 
 
@@ -623,8 +623,8 @@ def test_sglang_chunks_prefill_by_the_gpus_memory_as_its_server_args_do(hardware
     from model.overrides import resolve
 
     s = resolve([("engine", "sglang"), ("hardware", hardware), ("model", "llama-3.1-8b"),
-                 ("gpus", "1")])[0].effective()  # fmt: skip
+                 ("gpus", "1")])[0]  # fmt: skip
     assert s.max_num_batched_tokens == chunk
     old = resolve([("engine", "sglang@2026.12.5"), ("hardware", hardware),
-                   ("model", "llama-3.1-8b"), ("gpus", "1")])[0].effective()  # fmt: skip
+                   ("model", "llama-3.1-8b"), ("gpus", "1")])[0]  # fmt: skip
     assert old.max_num_batched_tokens == min(chunk, 8192)

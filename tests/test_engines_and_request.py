@@ -39,7 +39,7 @@ def test_ideal_is_the_seeds_physics_and_vllm_is_the_default(scenario):
     assert ideal.allreduce_latency_us == 0
     s = scenario()
     assert s.engine == f"vllm@{engines.engine_profiles()['vllm'].version}"
-    eff = s.effective()
+    eff = s
     assert eff.bw_efficiency < 1 and eff.host_ms > 0.5 and eff.allreduce_latency_us > 0
     # every named seed scenario pins the ideal engine
     for name in ("seed-3b-4090", "seed-70b-eager-4xh100", "seed-70b-fp8-cold-start"):
@@ -48,10 +48,10 @@ def test_ideal_is_the_seeds_physics_and_vllm_is_the_default(scenario):
 
 def test_a_set_key_overrides_the_engine_and_auto_gives_it_back(scenario):
     s = scenario(launch_us="7", host_ms="0.25")
-    eff = s.effective()
+    eff = s
     assert (eff.launch_us, eff.host_ms) == (7.0, 0.25)
     assert "launch_us" not in s.from_engine() and "bw_efficiency" in s.from_engine()
-    back = scenario(launch_us="7", host_ms="auto").effective()
+    back = scenario(launch_us="7", host_ms="auto")
     assert back.host_ms == engines.engine_profiles()["vllm"].host_ms
     # the link carries the set keys and the engine, not the engine's numbers
     query = codecs.to_query(s)
@@ -82,9 +82,9 @@ def test_a_link_names_the_engine_version_and_an_old_version_keeps_its_numbers(
     engines.engine_profiles.cache_clear()
     try:
         pinned = codecs.from_url(f"engine=vllm@{old['version']}")
-        assert pinned.effective().host_ms == old["host_ms"]
+        assert pinned.host_ms == old["host_ms"]
         latest = codecs.from_url("engine=vllm")
-        assert latest.engine == "vllm@2099.1" and latest.effective().host_ms == 9.0
+        assert latest.engine == "vllm@2099.1" and latest.host_ms == 9.0
     finally:
         engines.engine_profiles.cache_clear()
 
@@ -167,7 +167,7 @@ def test_a_batch_arriving_together_prefills_its_prompts_by_hand(scenario):
     # each prompt attends to itself only (not to one 16,000-token prompt)
     from model.request import batch_e2e_s, batch_prefill_s
 
-    s = _ideal_8b(scenario, "1000", "50").effective()
+    s = _ideal_8b(scenario, "1000", "50")
     per_prompt = 2 * (8.03e9 - 128256 * 4096) * 1000 + 4 * 32 * 32 * 128 * 1000 * (1001 / 2)
     t, steps = batch_prefill_s(s, 16)
     assert steps == 2
@@ -271,7 +271,7 @@ def test_fp4_weights_need_at_least_bf16_tensor_cores():
     from model.errors import ScenarioError
 
     a100 = codecs.from_yaml("hardware: a100-80gb\nweights_dtype: fp4\nmodel: gpt-oss-20b\n")
-    assert a100.weights_dtype == "fp4" and decode.peaks(a100.effective())[0] == "bf16"
+    assert a100.weights_dtype == "fp4" and decode.peaks(a100)[0] == "bf16"
     with pytest.raises(ScenarioError, match="weights_dtype.*cannot run fp4"):
         codecs.from_yaml(V100_LIKE)
 

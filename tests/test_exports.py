@@ -26,7 +26,7 @@ HOSTILE_GPU = "</script><img src=x onerror=alert(2)>"
 
 
 def scenario(*pairs):
-    return resolve(list(pairs), strict=True)[0].effective()
+    return resolve(list(pairs), strict=True)[0]
 
 
 def link(s, page="roofline", extra=()):
@@ -302,7 +302,7 @@ def test_labels_read_as_a_reader_reads_them():
     from ui.report import _value_text
     from ui.text import figure_words
 
-    s = resolve([])[0].effective()
+    s = resolve([])[0]
     assert "batch" not in make_context(s, "serving", "x").label
     assert "batch" not in make_context(s, "cold_start", "x").label
     assert "batch 1" in make_context(s, "roofline", "x").label

@@ -122,7 +122,7 @@ def test_every_name_a_page_draws_is_declared():
 def views() -> list[tuple[str, Scenario, object, View]]:
     out = []
     for name in ["default", "seed-3b-4090", "seed-70b-fp8-cold-start", "mixtral-fp8-2xh100"]:
-        s = resolve([("scenario", name)], strict=True)[0].effective()
+        s = resolve([("scenario", name)], strict=True)[0]
         for lens in (HOME, *LENSES):
             out.append((name, s, lens, lens.view(s, lens.compute(s, None))))
     return out
@@ -186,15 +186,15 @@ def test_the_report_draws_each_lens_from_its_declaration():
     ],
 )
 def test_the_scenario_and_its_baseline_are_resolved_once_per_run(page, monkeypatch):
-    """Where the link enters (``ui.state.load_scenario``), not again in each core function:
-    the only other resolutions are of what-if variants the lenses build (other dtypes, other
-    graphs modes), each a new scenario."""
+    """Where the link enters (``ui.state.load_scenario`` builds them), not again in each core
+    function: the only other resolutions are of what-if variants the lenses build (other
+    dtypes, other graphs modes), each a new scenario."""
     seen: list[str] = []
     depth: list[int] = []  # inside model_copy: a variant, not the scenario
-    original = Scenario.effective
+    original = Scenario._fill_auto
 
-    def effective(self):
-        if self._raw is None and not depth:
+    def fill_auto(self):
+        if not depth:
             seen.append(self.scenario or "")
         return original(self)
 
@@ -206,7 +206,7 @@ def test_the_scenario_and_its_baseline_are_resolved_once_per_run(page, monkeypat
             depth.pop()
 
     original_copy = Scenario.model_copy
-    monkeypatch.setattr(Scenario, "effective", effective)
+    monkeypatch.setattr(Scenario, "_fill_auto", fill_auto)
     monkeypatch.setattr(Scenario, "model_copy", model_copy)
     at = open_page(page, pairs=[("scenario", "default"), ("base.scenario", "seed-3b-4090")])
     seen.clear()

@@ -366,7 +366,7 @@ def test_data_sets_of_another_set_up_are_named_at_the_top():
 
 
 def test_serving_benchmarks_no_fit_uses_say_where_they_are_shown():
-    s = resolve([])[0].effective()
+    s = resolve([])[0]
     ds = importers.import_file("serve_new.json", (BENCH / "serve_new.json").read_bytes())
     ds = ds[0] if isinstance(ds, list) else ds
     ds.figures, ds.rows = {}, []  # a serving benchmark with nothing a fit uses

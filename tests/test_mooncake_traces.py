@@ -46,8 +46,8 @@ def test_a_replay_reuses_the_traces_prefixes_where_the_engine_caches_them(tmp_pa
     path = tmp_path / "conv.jsonl"
     path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     tr = read_trace(path.name, path.read_bytes())
-    on = resolve([("num_requests", "60")])[0].effective()
-    off = resolve([("num_requests", "60"), ("prefix_caching", "false")])[0].effective()
+    on = resolve([("num_requests", "60")])[0]
+    off = resolve([("num_requests", "60"), ("prefix_caching", "false")])[0]
     hit = serving.sections(on, tr)["serving"]
     miss = serving.sections(off, tr)["serving"]
     # after the first request, 2,048 of each prompt's 3,062 tokens are found in the cache

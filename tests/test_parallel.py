@@ -21,7 +21,7 @@ def test_replica_gpus_are_tp_times_dp(scenario):
 def test_weights_per_gpu_by_hand(scenario):
     # DeepSeek-R1: 671 B parameters, 37 B active; the routed experts' share is spread over all
     # 8 GPUs, the rest (attention, shared experts, embeddings) is each rank's, on its 1 GPU
-    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8)
     m = s.model
     routed = float(
         roofline.expert_params_read(
@@ -31,7 +31,7 @@ def test_weights_per_gpu_by_hand(scenario):
     w = s.weights_bytes
     share = routed / (m.params_b * 1e9)
     assert memory.weights_on_gpu(s, w) == pytest.approx(w * (1 - share) + w * share / 8)
-    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8).effective()
+    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8)
     assert memory.weights_on_gpu(tp8, w) == pytest.approx(w / 8)
     # a rank replicates the shared part: more weights per GPU than TP8, so less KV room per GPU,
     # but each rank's KV is its own (the MLA latent is not split by TP): far more sequences
@@ -42,8 +42,8 @@ def test_weights_per_gpu_by_hand(scenario):
 
 def test_a_dense_model_ranks_are_replicas(scenario):
     # no experts: a rank's step is the one-GPU step, throughput d times one rank's
-    one = scenario(gpus=1, model="llama-3.1-8b", batch=16).effective()
-    dp = scenario(gpus=1, model="llama-3.1-8b", batch=16, data_parallel=4).effective()
+    one = scenario(gpus=1, model="llama-3.1-8b", batch=16)
+    dp = scenario(gpus=1, model="llama-3.1-8b", batch=16, data_parallel=4)
     a, b = decode.sweep(one, [16]), decode.sweep(dp, [16])
     assert_allclose(b["t_step_s"], a["t_step_s"], rtol=1e-12)
     assert_allclose(b["tokens_per_s"], 4 * a["tokens_per_s"], rtol=1e-12)
@@ -52,7 +52,7 @@ def test_a_dense_model_ranks_are_replicas(scenario):
 
 def test_every_rank_s_tokens_meet_in_the_moe_layers(scenario):
     # DP8 with a batch of 16 per rank reads the experts 128 tokens touch, over 8 GPUs
-    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8)
     m = s.model
     touched = roofline.expert_params_read(
         128.0, m.params_b * 1e9, m.active * 1e9, m.experts, m.experts_per_token
@@ -61,14 +61,12 @@ def test_every_rank_s_tokens_meet_in_the_moe_layers(scenario):
     assert_allclose(decode.expert_bytes_per_gpu(s, 16.0), want, rtol=1e-12)
     assert decode.moe_ranks(s) == (8, 8)
     # the exchange: all ranks' tokens, more than TP8's all-reduce of one rank's batch alone
-    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8).effective()
+    tp8 = scenario(model="deepseek-r1", hardware="h200", gpus=8)
     assert decode.comm_s(s, 16.0) > decode.allreduce_s(tp8, 16.0) / 2
 
 
 def test_the_simulator_serves_one_rank_and_scales(scenario):
-    s = scenario(
-        model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, num_requests=400
-    ).effective()
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, num_requests=400)
     wl = serving.workload(s)
     from model.workload import rank_share
 
@@ -89,19 +87,19 @@ def test_api_servers_follow_the_engine(scenario):
     sglang = scenario(
         model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8, engine="sglang"
     )
-    assert api_servers(vllm.effective()) == 8  # vLLM: one per rank by default
-    assert api_servers(sglang.effective()) == 1  # SGLang: one front end for every rank
-    assert api_servers(scenario(engine="vllm", api_server_count=3).effective()) == 3
+    assert api_servers(vllm) == 8  # vLLM: one per rank by default
+    assert api_servers(sglang) == 1  # SGLang: one front end for every rank
+    assert api_servers(scenario(engine="vllm", api_server_count=3)) == 3
 
 
 def test_pareto_has_dp_ep_layouts_for_moe_only(scenario):
-    moe = serving.pareto(scenario(model="qwen3-30b-a3b", gpus=1, num_requests=50).effective())
+    moe = serving.pareto(scenario(model="qwen3-30b-a3b", gpus=1, num_requests=50))
     layouts = {p.get("layout") for p in moe if not p.get("disaggregated")}
     assert {"TP 1", "TP 8", "DP 2 · EP", "DP 8 · EP"} <= layouts
     for p in moe:
         if p.get("data_parallel", 1) > 1:
             assert p["gpus"] == p["tp"] * p["data_parallel"] and p["expert_parallel"]
-    dense = serving.pareto(scenario(model="llama-3.1-8b", gpus=1, num_requests=50).effective())
+    dense = serving.pareto(scenario(model="llama-3.1-8b", gpus=1, num_requests=50))
     assert all(p.get("data_parallel", 1) == 1 for p in dense)
 
 
@@ -177,10 +175,10 @@ def test_roofline_and_launch_say_whose_step_it_is(app_page, page):
 
 
 def test_max_batch_counts_every_rank(scenario):
-    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8).effective()
+    s = scenario(model="deepseek-r1", hardware="h200", gpus=1, data_parallel=8)
     m = memory.memory_figures(s)
     assert m["max_batch_replica"] == 8 * m["max_batch"]
     assert (
-        memory.memory_figures(scenario().effective())["max_batch_replica"]
-        == (memory.memory_figures(scenario().effective())["max_batch"])
+        memory.memory_figures(scenario())["max_batch_replica"]
+        == (memory.memory_figures(scenario())["max_batch"])
     )

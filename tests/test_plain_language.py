@@ -294,7 +294,7 @@ def test_chart_titles_axes_legends_and_annotations_speak_plainly(name):
 
     s, _ = resolve([("scenario", name), ("loader", "pickle")])
     figures = list(every_figure(s))
-    lens = economics_lens(s.effective())
+    lens = economics_lens(s)
     fig = lens["figures"]
     figures += [
         economics_charts.strategies_figure(fig),

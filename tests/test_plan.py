@@ -30,7 +30,7 @@ HW = ["h100-sxm", "l4", "a100-80gb"]
 
 
 def _s(*pairs):
-    return resolve([*BASE, *pairs], strict=True)[0].effective()
+    return resolve([*BASE, *pairs], strict=True)[0]
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def test_a_plan_row_is_the_serving_lenss_capacity_at_the_rate(planned):
     assert planned["plans"], planned["unfit"]
     for p in planned["plans"]:
         query = urlsplit(p["link"]).query
-        s = resolve(parse_qsl(query), strict=True)[0].effective()
+        s = resolve(parse_qsl(query), strict=True)[0]
         assert s.hardware.id == p["hardware"] and s.gpus == p["tensor_parallel"]
         assert s.weights_dtype == p["weights_dtype"]
         cap = serving.capacity(s)  # what the Serving page shows for the link
@@ -218,9 +218,7 @@ def test_plan_page_says_why_an_infinite_rate_has_no_plan():
 
 
 def test_a_mixture_of_experts_is_also_planned_as_data_parallel_ranks_with_ep():
-    s = resolve([("model", "qwen3-30b-a3b"), ("gpus", "1"), ("request_rate", "20")], strict=True)[
-        0
-    ].effective()
+    s = resolve([("model", "qwen3-30b-a3b"), ("gpus", "1"), ("request_rate", "20")], strict=True)[0]
     assert {(1, 2, True), (1, 4, True), (1, 8, True)} <= set(plan.layouts(s))
     runs = plan.runs(s, ["l40s"])
     assert any(r.data_parallel == 4 and r.expert_parallel and r.reason is None for r in runs)
@@ -305,9 +303,7 @@ def test_the_levers_are_tried_against_the_scenarios_own_setting():
     assert plan.levers(dense) == [(), (("disaggregated", "true"),)]
     spec = _s(("speculative", "eagle3"))
     assert (("speculative", "none"),) in plan.levers(spec)
-    r1 = resolve([("model", "deepseek-r1"), ("hardware", "h200"), ("gpus", "8")], strict=True)[
-        0
-    ].effective()
+    r1 = resolve([("model", "deepseek-r1"), ("hardware", "h200"), ("gpus", "8")], strict=True)[0]
     assert (("speculative", "mtp"),) in plan.levers(r1)
     runs = plan.runs(r1, ["mi300x"])
     # no data-parallel layout is disaggregated; every lever run names what it turned
@@ -319,5 +315,5 @@ def test_the_levers_are_tried_against_the_scenarios_own_setting():
     )
     (p,) = out["plans"]
     assert p["levers"] == plan.lever_name(
-        resolve(parse_qsl(urlsplit(p["link"]).query), strict=True)[0].effective()
+        resolve(parse_qsl(urlsplit(p["link"]).query), strict=True)[0]
     )

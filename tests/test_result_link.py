@@ -27,7 +27,7 @@ def _result(link: str) -> bytes:
 
 def _link(pairs) -> str:
     s = resolve(pairs, strict=True)[0]
-    cmd, _ = commands.vllm_bench_serve(s.effective(), codecs.to_url(s, page="serving"))
+    cmd, _ = commands.vllm_bench_serve(s, codecs.to_url(s, page="serving"))
     a = cmd.argv
     return a[a.index("--metadata") + 1].partition("=")[2]  # what the benchmark stores
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def scen(*pairs):
-    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
+    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0]
 
 
 def test_the_prediction_grows_with_what_makes_a_run_long():

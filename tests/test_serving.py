@@ -21,7 +21,7 @@ from tests.pages import open_page
 
 
 def scen(*pairs):
-    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
+    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0]
 
 
 def wl_fixed(n, rate, prompt, output, seed=0, conc=None):
@@ -350,8 +350,8 @@ import json, os, signal, sys, threading, time
 from model.overrides import resolve
 from ui import serving_worker as w
 
-s = resolve([('request_rate', '7'), ('seed', '11')])[0].effective()
-w.compute(resolve([('seed', '12')])[0].effective())  # start the worker
+s = resolve([('request_rate', '7'), ('seed', '11')])[0]
+w.compute(resolve([('seed', '12')])[0])  # start the worker
 
 
 def inline(*args, **kwargs):

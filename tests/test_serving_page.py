@@ -28,7 +28,7 @@ def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
     from ui.lens import View  # noqa: F401 - the lens's own view type
     from ui.lenses.serving import SERVING, pareto_groups
 
-    s = resolve([("seed", "5")])[0].effective()
+    s = resolve([("seed", "5")])[0]
     points = serving.pareto(s)
     groups = pareto_groups(points)
     fig = serving_charts.pareto_figure(points, {"gpus": 4, "weights_dtype": "fp8",

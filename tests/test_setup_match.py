@@ -52,12 +52,12 @@ def test_a_stated_gpu_is_matched_to_its_preset(label, preset, count):
 
 
 def test_a_file_of_another_model_and_gpu_says_what_to_set():
-    s = resolve([])[0].effective()  # the default: Llama 3.1 70B on 4 H100s
+    s = resolve([])[0]  # the default: Llama 3.1 70B on 4 H100s
     cond = {"model": "meta-llama/Llama-3.2-3B-Instruct", "gpu": "1xNVIDIA_L40S"}
     why, keys = setup_mismatch(s, cond)
     assert keys == [("model", "llama-3.2-3b"), ("hardware", "l40s"), ("gpus", "1")]
     assert len(why) == 3 and "Llama-3.2-3B" in why[0] and "L40S" in why[1]
-    same = resolve([(k, v) for k, v in keys])[0].effective()
+    same = resolve([(k, v) for k, v in keys])[0]
     assert setup_mismatch(same, cond) == ([], [])
     assert stated_setup({"tensor_parallel_size": 2})["gpus"] == 2
     unknown, none = setup_mismatch(s, {"model": "facebook/opt-125m"})

@@ -20,7 +20,7 @@ from model.scenario import ModelSpec
 def scen(*pairs):
     # the engine's step alone: no API-server pace (tests/test_serving_load.py checks that)
     pairs = (("api_us_per_token", 0), *pairs)
-    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0].effective()
+    return resolve([(k, str(v)) for k, v in pairs], strict=True)[0]
 
 
 def without_window(s):

@@ -26,7 +26,7 @@ CASES = [
 
 @pytest.mark.parametrize("pairs", CASES, ids=lambda p: "&".join(f"{k}={v}" for k, v in p))
 def test_streamed_figures_equal_the_expanded_ones(pairs, monkeypatch):
-    s = resolve(pairs)[0].effective()
+    s = resolve(pairs)[0]
     wl = serving.workload(s)
     monkeypatch.setattr(steplog, "EXPAND_STEPS", 10**12)
     sim = serving.simulate(s, wl)
@@ -46,7 +46,7 @@ def test_streamed_figures_equal_the_expanded_ones(pairs, monkeypatch):
 
 
 def test_a_long_runs_steps_take_a_few_bytes_a_request():
-    s = resolve([("num_requests", "3000"), ("seed", "4")])[0].effective()
+    s = resolve([("num_requests", "3000"), ("seed", "4")])[0]
     sim = serving.simulate(s, serving.workload(s))
     log = sim["steps"]
     assert log.steps > 50 * 3000  # ~80 decode steps a request at the default rate

@@ -24,7 +24,7 @@ from ui import serving_worker as w
 
 
 def scen(*pairs):
-    return resolve([(k, str(v)) for k, v in pairs])[0].effective()
+    return resolve([(k, str(v)) for k, v in pairs])[0]
 
 
 @pytest.fixture

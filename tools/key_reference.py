@@ -3,7 +3,7 @@ declarations (issue 41: one description per key): each ``Field`` of
 :class:`model.scenario.Scenario` gives the meaning (its description), what it accepts (its type
 and bounds, in the words the validation messages use: :func:`model.overrides.accepted`) and its
 default; an engine knob's default is each engine profile's value for the default scenario, read
-through :meth:`model.scenario.Scenario.effective`, so the page follows the presets.
+as every scenario is resolved where it is built, so the page follows the presets.
 
 ``python -m tools.key_reference`` prints the page; ``--write`` writes it.
 ``tests/test_key_reference.py`` fails when the committed page differs from what this writes.
@@ -57,7 +57,7 @@ def _value(value) -> str:
 def _engine_default(key: str) -> str:
     parts = []
     for engine in engine_profiles():
-        s = resolve([("engine", engine)])[0].effective()
+        s = resolve([("engine", engine)])[0]
         parts.append(f"{engine} {_value(getattr(s, key))}")
     return "the engine's: " + ", ".join(parts)
 

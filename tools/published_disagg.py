@@ -62,7 +62,7 @@ def scenario_of(row: dict):
             ("decode_gpus", row["decode_gpus"]),
             ("decode_instances", row["decode_instances"]),
         ]
-    return resolve(pairs, strict=True)[0].effective()
+    return resolve(pairs, strict=True)[0]
 
 
 _RUNS: dict[tuple, dict] = {}

@@ -46,7 +46,7 @@ def scenario_of(row: dict):
         ("request_rate", row["request_rate"]),
         ("num_requests", row["num_requests"]),
     ]
-    return resolve(pairs, strict=True)[0].effective()
+    return resolve(pairs, strict=True)[0]
 
 
 _RUNS: dict[str, dict] = {}

@@ -143,7 +143,7 @@ def scenario_of(row: dict, **extra):
         *lengths_of(row),
         *[(k, str(v)) for k, v in extra.items()],
     ]
-    return resolve(pairs, strict=True)[0].effective()
+    return resolve(pairs, strict=True)[0]
 
 
 def compare(**extra) -> list[dict]:

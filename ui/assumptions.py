@@ -32,7 +32,6 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
     """The assumption line's text (markdown, escaped): the engine profile in effect and the
     values of it the page's figures use. ``focus`` is ``decode`` (efficiencies, host work,
     launches, all-reduce) or ``cold_start`` (graphs mode, capture and compile times)."""
-    s = s.effective()
     ideal = s.engine_id == IDEAL_ENGINE
     if focus == "cold_start":
         compile_text = (
@@ -89,7 +88,6 @@ def assumption_line(s: Scenario, focus: str = "decode", lens: str | None = None)
     its efficiencies, with a one-click switch to ideal physics (or, from ideal, to the default
     engine), the profile's sources as plain text and how far off the lens's figures can be
     (``lens``: its key in :data:`model.accuracy.LENS_CATEGORIES`; None: every category)."""
-    s = s.effective()
     ideal = s.engine_id == IDEAL_ENGINE
     if ideal:
         target = DEFAULT_ENGINE

@@ -231,7 +231,7 @@ def decode_release_control(s: Scenario) -> None:
     latent-attention model (DeepSeek-V2/V3/R1) on a profile whose bands differ in its MLA
     figure (``sglang@0.4``, ``vllm-v0@0.7``: early-2025 kernels). Nothing for any other model."""
     profile = s.engine_profile
-    if not s.effective().model.kv_lora_rank or not any(
+    if not s.model.kv_lora_rank or not any(
         b.mla_us_per_layer != profile.mla_us_per_layer for b in profile.bands
     ):
         return

@@ -68,7 +68,7 @@ def columns(s: Scenario) -> Columns:
             )
             continue
         out.removable[len(out.scenarios)] = i
-        out.scenarios.append(extra.effective())
+        out.scenarios.append(extra)
         out.names.append(f"Scenario {len(out.scenarios)}")
     return out
 

@@ -58,7 +58,6 @@ def link_hash(link: str) -> str:
 def scenario_slug(s: Scenario, link: str) -> str:
     """``llama-3.1-70b-fp8-4xh100-sxm-b1-3fa2c1``: model, dtype, GPUs × hardware, batch and the
     link's hash. An inline model or part (id ``custom``) is named by its name."""
-    s = s.effective()
     model = s.model.id if s.model.id != "custom" else s.model.name
     hardware = s.hardware.id if s.hardware.id != "custom" else s.hardware.name
     parts = [

@@ -183,7 +183,7 @@ def linked_area(s: Scenario, sets: list[Dataset]) -> None:
             continue
         if linked is None:
             continue
-        if codecs.to_query(linked.effective()) == here:
+        if codecs.to_query(linked) == here:
             st.success(
                 f"**{name}** is the benchmark of this scenario (the link in its metadata): "
                 "its points below are this scenario's prediction against the cluster."

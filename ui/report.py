@@ -261,8 +261,7 @@ def build_report(
     ``trace``: the Scale to zero page's uploaded trace (None: the scenario's traffic profile).
     ``plotly_js``: the plotly.js source to inline (default: the installed plotly package's).
     No session here: every input is an argument."""
-    s = s.effective()
-    b = baseline.effective() if baseline is not None else None
+    b = baseline
     now = now or dt.datetime.now(dt.UTC)
     if plotly_js is None:
         from plotly.offline import get_plotlyjs

@@ -40,7 +40,6 @@ def roofline_figure(
     """Log-log roofline: one roof per dtype the part has, the batch sweep's operating points
     (GPU time, and the whole step with launch + host), the current batch marked, and the
     prefill of one prompt as its own operating point (``request``: the ``request`` section)."""
-    s = s.effective()  # the efficiencies may be 'auto' (the engine's) in a raw scenario
     hw = s.hardware
     bw = hw.hbm_bandwidth_tb_s * 1e12
     ai = sw["arithmetic_intensity"]

@@ -71,7 +71,6 @@ def scenario_caption(s: Scenario, *details: str) -> None:
 
 def key_value(s: Scenario, key: str) -> float:
     """The value the scenario computes with for a calibratable key (dotted hardware keys too)."""
-    s = s.effective()
     return s.hardware.h2d_gb_s if key == "hardware.h2d_gb_s" else getattr(s, key)
 
 

@@ -19,7 +19,6 @@ def _rate_text(s: Scenario) -> str:
 
 def controls(s: Scenario) -> None:
     sets = length_sets()
-    eff = s.effective()
     c = st.columns([2, 2, 2, 3, 2, 2])
     field_widget(
         c[0].text_input,
@@ -132,7 +131,7 @@ def controls(s: Scenario) -> None:
                 s.raw.max_num_seqs,
                 value=None,
                 step=1,
-                placeholder=f"auto ({eff.max_num_seqs:,})",
+                placeholder=f"auto ({s.max_num_seqs:,})",
                 help="Sequences one engine step may run (vLLM --max-num-seqs); empty: the "
                 "engine's default for this GPU.",
             )
@@ -144,7 +143,7 @@ def controls(s: Scenario) -> None:
                 value=None,
                 step=1.0,
                 format="%g",
-                placeholder=f"auto ({eff.frontend_ms:g})",
+                placeholder=f"auto ({s.frontend_ms:g})",
                 help="Per-request time before the first schedule (HTTP, chat template, "
                 "tokenisation), in every TTFT; empty: the engine profile's.",
             )
@@ -164,7 +163,7 @@ def controls(s: Scenario) -> None:
                 s.prefix_caching,
                 options=["auto", "true", "false"],
                 format_func=lambda k: (
-                    f"auto ({'on' if eff.engine_figures.prefix_caching else 'off'})"
+                    f"auto ({'on' if s.engine_figures.prefix_caching else 'off'})"
                     if k == "auto"
                     else {"true": "on", "false": "off"}[k]
                 ),
@@ -210,8 +209,8 @@ def controls(s: Scenario) -> None:
                 step=1,
                 help="API-server processes sharing the front-end work and the streaming of "
                 "tokens (vllm serve --api-server-count). Each costs the engine's "
-                f"{eff.api_us_per_token:g} µs per streamed token and "
-                f"{eff.frontend_queued_ms:g} ms per request.",
+                f"{s.api_us_per_token:g} µs per streamed token and "
+                f"{s.frontend_queued_ms:g} ms per request.",
             )
 
     box = st.expander(
@@ -364,7 +363,7 @@ def _disaggregation_controls(s: Scenario) -> None:
                 f"({'x' if role == 'prefill' else 'y'} of xPyD), 1 to 64."
             ),
         )
-    on = s if s.disaggregated else s.raw.model_copy(update={"disaggregated": True}).effective()
+    on = s if s.disaggregated else s.model_copy(update={"disaggregated": True})
     field_widget(
         f[5].number_input,
         "KV transfer [GB/s]",

@@ -106,7 +106,7 @@ def _work(raw: dict, kind: str = "lens"):
         from model import plan
 
         return plan.plan_job(tuple(raw["job"]))
-    s = Scenario.model_validate(raw).effective()
+    s = Scenario.model_validate(raw)
     if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
         return serving.max_rate(s)
     if kind == "disagg":  # the Disaggregation view (issue 42 §2), only while it is open
@@ -447,7 +447,6 @@ def cached(s: Scenario) -> dict | None:
 def describe(s: Scenario) -> str:
     """What :func:`compute` is about to do for ``s``, in one line for the page while it works
     (issue 40, item 4): the run's size, and whether it waits for a turn first."""
-    s = s.effective()
     rate = "all at once" if s.request_rate == "inf" else f"at {float(s.request_rate):g} req/s"
     steps, work = serving.predicted(s)
     lane = HEAVY if work > HEAVY_WORK else LIGHT  # as _lane_of, from the same estimate

@@ -151,8 +151,8 @@ def load_scenario(page: str | None = None) -> tuple[Scenario, list[ScenarioError
     own, base_pairs, data, compared_ = codecs.split_link(pairs)
     scenario, more = resolve(own, strict=False)
     baseline, notice = _resolve_baseline(base_pairs)
-    # resolved here, once, like the scenario: the lenses compute with it as it is
-    st.session_state[BASELINE] = baseline.effective() if baseline is not None else None
+    # built (and so resolved) here, once, like the scenario: the lenses compute with it
+    st.session_state[BASELINE] = baseline
     st.session_state[BASELINE_NOTICE] = notice
     # the baseline as its own canonical keys (its engine named with its version, as the
     # scenario's is), or none
@@ -161,7 +161,7 @@ def load_scenario(page: str | None = None) -> tuple[Scenario, list[ScenarioError
         base_pairs, data, compared_[: codecs.MAX_COMPARE]
     )
     # the pages compute and show the engine's values; links and YAML keep them 'auto'
-    return scenario.effective(), errors + more
+    return scenario, errors + more
 
 
 def _resolve_baseline(pairs: list[tuple[str, str]]) -> tuple[Scenario | None, str | None]:

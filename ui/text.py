@@ -74,7 +74,6 @@ def scenario_label(s, batch: bool = True) -> str:
     """A scenario in one line of plain text (user text inside: escape it for markdown or
     Plotly): "Llama 3.1 70B · FP8 · 4× H100 SXM · vLLM · batch 1" (without the batch where
     ``batch`` is False: a lens that does not read it)."""
-    s = s.effective()
     parts = [s.model.name, s.weights_dtype.upper(), f"{gpus_text(s)} {s.hardware.name}"]
     parts.append(s.engine_profile.name)
     if batch:

@@ -43,7 +43,7 @@ def _sweep_csv() -> bytes:
         dict(p.split("=") for p in SCENARIO.split("&")) | {"bw_efficiency": 0.6, "host_ms": 3}
     )
     b = np.array([1, 4, 16, 64, 256])
-    t = decode.sweep(s.effective(), b)["t_step_s"] * 1000 * (1 + 0.01 * np.array([1, -1, 1, -1, 0]))
+    t = decode.sweep(s, b)["t_step_s"] * 1000 * (1 + 0.01 * np.array([1, -1, 1, -1, 0]))
     return (
         "batch,step_ms\n" + "".join(f"{x},{y:.4f}\n" for x, y in zip(b, t, strict=True))
     ).encode()

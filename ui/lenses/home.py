@@ -71,7 +71,7 @@ def _compute(s, trace=None) -> dict:
     found = serving_worker.search(s)  # in a worker, never in the session's thread
     return {
         **summary(s, search=found),
-        "serving_summary": serving.replica_summary(s.effective(), found),
+        "serving_summary": serving.replica_summary(s, found),
     }
 
 

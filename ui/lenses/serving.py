@@ -402,7 +402,7 @@ def _spec_shown(v: View):
     if s.speculative != "none":
         return s
     preview = "mtp" if s.model.mtp_params_b else "eagle3"
-    return s.raw.model_copy(update={"speculative": preview}).effective()
+    return s.model_copy(update={"speculative": preview})
 
 
 _SPEC_CURVES: OrderedDict[str, tuple] = OrderedDict()
