@@ -1,7 +1,7 @@
 """Speed of the plan (issue 43: the default model across every hardware preset within 15 s cold
 and 1 s cached on this machine).
 
-- cold, the command line: ``python -m model plan --json`` in a fresh interpreter (imports, a
+- cold, the command line: ``python -m whatif plan --json`` in a fresh interpreter (imports, a
   process per CPU, every capacity search computed);
 - cold, one process: :func:`model.plan.plan` with the module caches empty, one job after another;
 - cached, the page: every preset's row through :func:`ui.serving_worker.plan_row` a second time
@@ -32,7 +32,7 @@ def _wall(fn) -> float:
 def main() -> None:
     cli = _wall(
         lambda: subprocess.run(
-            [sys.executable, "-m", "model", "plan", "--json"],
+            [sys.executable, "-m", "whatif", "plan", "--json"],
             cwd=ROOT,
             check=True,
             capture_output=True,

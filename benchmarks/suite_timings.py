@@ -159,7 +159,7 @@ def hardening() -> list[Timing]:
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp) / "hostile.yaml"
                 path.write_text(HOSTILE[name][0])
-                cmd = [sys.executable, "-m", "model", "eval", str(path), "--json"]
+                cmd = [sys.executable, "-m", "whatif", "eval", str(path), "--json"]
                 return clock(lambda: subprocess.run(cmd, capture_output=True, cwd=ROOT))
 
         return run

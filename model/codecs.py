@@ -20,17 +20,6 @@ from model.scenario import Scenario
 
 MAX_QUERY_CHARS = 4096
 MAX_YAML_BYTES = safeyaml.MAX_CHARS  #: a scenario YAML file, uploaded or given to the CLI
-PAGES = {
-    "home": "",
-    "roofline": "Roofline",
-    "launch": "Launch_overhead",
-    "cold_start": "Cold_start",
-    "scale_to_zero": "Scale_to_zero",
-    "measurements": "Measurements",
-    "compare": "Compare",
-    "plan": "Plan",
-    "serving": "Serving",
-}
 DEFAULT_BASE_URL = "http://localhost:8501"
 #: a link's keys that are not the scenario's: the pinned baseline (``base.<key>``, a scenario
 #: of its own in the same key language) and shared measurement data sets (``data=<id>,…``)
@@ -165,19 +154,13 @@ def baseline_params(b: Scenario) -> list[tuple[str, str]]:
 
 
 def to_url(
-    s: Scenario,
-    page: str | None = None,
-    base: str = DEFAULT_BASE_URL,
-    extra: list[tuple[str, str]] = (),
+    s: Scenario, page_url: str = DEFAULT_BASE_URL + "/", extra: list[tuple[str, str]] = ()
 ) -> str:
-    """The share URL of the scenario on ``page`` (``roofline``, ``launch``, … or ``home``),
-    with ``extra`` pairs (a baseline, data sets) after the scenario's."""
-    page = page or "home"
-    if page not in PAGES:
-        raise ScenarioError("page", f"unknown page {page!r}; accepted: {', '.join(PAGES)}")
+    """The share URL of the scenario: the page's address (``page_url``, which the edges make
+    from the page's declaration, :meth:`ui.lens.Page.url`; the app's address is its landing
+    page), then the scenario's query and ``extra`` pairs (a baseline, data sets)."""
     query = to_query(s, extra)
-    path = base.rstrip("/") + "/" + PAGES[page]
-    return path + (f"?{query}" if query else "")
+    return page_url + (f"?{query}" if query else "")
 
 
 def query_size(pairs) -> int:

@@ -271,7 +271,7 @@ def prices(overrides: dict[str, float] | None = None, s: Scenario | None = None)
     return out
 
 
-def _plan_row(run: Run, rate: float, price: float, base: str) -> dict:
+def _plan_row(run: Run, rate: float, price: float, link_to: str) -> dict:
     s = run.s
     per = float(run.search["max_request_rate"])
     replicas = max(1, math.ceil(rate / per - 1e-9))
@@ -298,7 +298,7 @@ def _plan_row(run: Run, rate: float, price: float, base: str) -> dict:
         "usd_per_million_output_tokens": usd_h / (out_tok_s * 3600) * 1e6,
         "output_tokens_per_s_per_gpu": out_tok_s / gpus,
         "max_request_rate_per_replica": per,
-        "link": codecs.to_url(s, page="serving", base=base),
+        "link": codecs.to_url(s, link_to),
     }
 
 
@@ -318,7 +318,7 @@ def hardware_plan(
     *,
     search: Callable[[Scenario], dict | None] | None = None,
     meets: Callable[[Scenario, float], bool] | None = None,
-    base: str = codecs.DEFAULT_BASE_URL,
+    link_to: str = "",
 ) -> dict:
     """The cheapest configuration of ``s`` on the hardware preset ``hw`` that holds the SLO at
     ``rate`` (a plan row), or its reason and closest configuration (an ``unfit`` row, with
@@ -354,7 +354,7 @@ def hardware_plan(
         r = pending[0]
         key = id(r)
         if exact.get(key):
-            row = _plan_row(r, rate, price, base)
+            row = _plan_row(r, rate, price, link_to)
             row.update(stats)
             return row
         if tries[key] < CHECKS_PER_RUN and not exact.get(key):
@@ -384,14 +384,14 @@ def plan(
     price_overrides: dict[str, float] | None = None,
     hardware: Iterable[str] | None = None,
     mapper: Callable | None = None,
-    base: str = codecs.DEFAULT_BASE_URL,
+    link_to: str = "",
 ) -> dict:
     """The plan (``whatif plan --json``): ``plans`` cheapest first, one per hardware preset
     that can hold the SLO at the rate; ``unfit``: every other preset with its reason and its
     closest configuration. ``mapper(function, jobs)`` runs :func:`hardware_plan` on each
     job (default: one after another here; the CLI passes a process pool's ``map``)."""
     rate = target_rate(s, peak)
-    todo = jobs(s, rate, prices(price_overrides, s), hardware, base)
+    todo = jobs(s, rate, prices(price_overrides, s), hardware, link_to)
     return assemble(s, rate, (mapper or map)(plan_job, todo))
 
 
@@ -400,23 +400,24 @@ def jobs(
     rate: float,
     usd: dict[str, float],
     hardware: Iterable[str] | None = None,
-    base: str = codecs.DEFAULT_BASE_URL,
+    link_to: str = "",
 ) -> list[tuple[str, str, float, float, str]]:
     """The plan's jobs, one per hardware preset (all of them, or ``hardware``), as the plain
     values :func:`plan_job` takes: the scenario's link query, the preset, the rate, its price
-    (``usd``, :func:`prices`) and the app's address for the links."""
+    (``usd``, :func:`prices`) and the address the rows' links open (``link_to``: the Serving
+    page's, which the edges make from its declaration; empty, a bare ``?query``)."""
     query = codecs.to_query(s)
-    return [(query, hw, rate, usd[hw], base) for hw in (hardware or hardware_presets())]
+    return [(query, hw, rate, usd[hw], link_to) for hw in (hardware or hardware_presets())]
 
 
 def plan_job(job: tuple[str, str, float, float, str]) -> dict:
     """One job of the plan, as plain values (a link query, a hardware id, the rate, the
-    price, the app's address): what a worker process or a cluster's job receives."""
+    price, the links' address): what a worker process or a cluster's job receives."""
     from urllib.parse import parse_qsl
 
-    query, hw, rate, price, base = job
+    query, hw, rate, price, link_to = job
     s = resolve(parse_qsl(query, keep_blank_values=True), strict=True)[0]
-    return hardware_plan(s, hw, rate, price, base=base)
+    return hardware_plan(s, hw, rate, price, link_to=link_to)
 
 
 def assemble(s: Scenario, rate: float, rows: Iterable[dict]) -> dict:

@@ -58,7 +58,7 @@ def test_split_link_separates_baseline_data_and_compared():
 
 def test_baseline_round_trips_through_a_link():
     s, b = scen(("scenario", SEED), ("batch", "8")), scen(("scenario", SEED))
-    url = codecs.to_url(s, "roofline", extra=codecs.baseline_params(b))
+    url = codecs.to_url(s, extra=codecs.baseline_params(b))
     assert "base.scenario=seed-3b-4090" in url
     pairs = codecs.parse_query(url.split("?", 1)[1])
     own, base, _, _ = codecs.split_link(pairs)

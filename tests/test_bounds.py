@@ -202,7 +202,7 @@ def test_strict_figures_turns_non_finite_into_null_with_a_reason():
 
 def test_eval_json_is_strict_and_explains_its_nulls():
     proc = subprocess.run(
-        [sys.executable, "-m", "model", "eval", "--json", "--set", "launch_us=0.001"],
+        [sys.executable, "-m", "whatif", "eval", "--json", "--set", "launch_us=0.001"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 
 from model import decode
 from model.calibrate import calibrate, model_values
-from model.cli import main
 from model.cold_start import cold_start
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.readers import importers
 from model.readers.measurements import Dataset
 from model.request import batch_e2e_s, request_figures
+from whatif.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "tests" / "data" / "bench"

@@ -9,14 +9,14 @@ import pytest
 from numpy.testing import assert_allclose
 
 from model import codecs
-from model.cli import main
+from whatif.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*args):
     proc = subprocess.run(
-        [sys.executable, "-m", "model", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "whatif", *args], capture_output=True, text=True, timeout=60
     )
     return proc.returncode, proc.stdout, proc.stderr
 
@@ -109,9 +109,19 @@ def test_url_and_presets(capsys):
     assert capsys.readouterr().out.strip() == (
         "http://h:1/Roofline?scenario=seed-3b-4090&engine=ideal@2026.11&weights_dtype=int4"
     )
+    assert main(["url", "--page", "launch", "--base", "http://h:1/"]) == 0
+    assert capsys.readouterr().out.startswith("http://h:1/Launch_overhead?")
+    assert main(["url", "--page", "home", "--base", "http://h:1"]) == 0
+    assert capsys.readouterr().out.startswith("http://h:1/?")
     assert main(["presets"]) == 0
     listing = capsys.readouterr().out
     assert "hardware:" in listing and "h100-sxm" in listing and "seed-3b-4090" in listing
+
+
+def test_an_unknown_page_is_refused_with_the_declared_ones(capsys):
+    assert main(["url", "--page", "Rooflin"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown page 'Rooflin'" in err and "roofline" in err and "scale_to_zero" in err
 
 
 BAD = [
@@ -259,7 +269,7 @@ def test_eval_on_a_model_that_does_not_fit_says_so_first():
         [
             sys.executable,
             "-m",
-            "model",
+            "whatif",
             "eval",
             "--scenario",
             "default",

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from model import decode
-from model.cli import main
 from model.overrides import resolve
+from whatif.cli import main
 
 DATA = Path(__file__).resolve().parent / "data"
 

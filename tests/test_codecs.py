@@ -10,12 +10,13 @@ from model.errors import ScenarioError
 from model.evaluate import sweep
 from model.overrides import resolve
 from tests.helpers import finite, scenarios
+from ui.lenses import PAGE_OF
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_url_round_trip_is_exact(s):
-    assert codecs.from_url(codecs.to_url(s, page="roofline")) == s
+    assert codecs.from_url(codecs.to_url(s, PAGE_OF["roofline"].url("http://h:1"))) == s
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,11 +54,10 @@ def test_url_carries_only_what_differs_from_the_base(scenario):
     s = scenario(scenario="seed-3b-4090", weights_dtype="int4")
     assert codecs.to_query(s) == "scenario=seed-3b-4090&engine=ideal@2026.11&weights_dtype=int4"
     # the engine is always named with its version: a link keeps its numbers after a revision
-    assert codecs.to_url(scenario(), page="home") == "http://localhost:8501/?engine=vllm@2026.12.5"
+    assert codecs.to_url(scenario()) == "http://localhost:8501/?engine=vllm@2026.12.5"
     url = codecs.to_url(
         scenario(hardware="rtx-4090", hardware__hbm_bandwidth_tb_s=1.0),
-        page="cold_start",
-        base="https://whatif.example",
+        PAGE_OF["cold_start"].url("https://whatif.example"),
     )
     assert (
         url == "https://whatif.example/Cold_start?engine=vllm@2026.12.5&hardware=rtx-4090"

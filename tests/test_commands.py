@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from model import codecs, commands, speculative
-from model.cli import main
 from model.overrides import resolve
+from ui.lenses import PAGE_OF
+from whatif.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,7 +151,7 @@ def test_every_sglang_flag_is_the_scenarios_value(kw):
 )
 def test_the_bench_reproduces_the_run_and_carries_its_link(kw):
     s = _s(**kw)
-    link = codecs.to_url(s, page="serving")
+    link = codecs.to_url(s, PAGE_OF["serving"].url(codecs.DEFAULT_BASE_URL))
     cmd, _ = commands.vllm_bench_serve(s, link)
     a = _args(cmd)
     assert cmd.argv[:3] == ["vllm", "bench", "serve"] and a["--backend"] == "vllm"
@@ -295,7 +296,7 @@ def test_cli_commands_json(capsys):
 
 def test_cli_commands_bad_input_is_one_line_and_exit_2():
     done = subprocess.run(
-        [sys.executable, "-m", "model", "commands", "--set", "max_num_seqs=0"],
+        [sys.executable, "-m", "whatif", "commands", "--set", "max_num_seqs=0"],
         cwd=ROOT,
         capture_output=True,
         text=True,

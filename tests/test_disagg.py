@@ -229,7 +229,7 @@ def test_the_cli_reports_the_pools(tmp_path):
     import sys
 
     out = subprocess.run(
-        [sys.executable, "-m", "model", "eval", "--set", "disaggregated=true", "--set",
+        [sys.executable, "-m", "whatif", "eval", "--set", "disaggregated=true", "--set",
          "num_requests=200", "--set", "decode_instances=2", "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
@@ -242,7 +242,7 @@ def test_the_cli_reports_the_pools(tmp_path):
     }  # fmt: skip
     assert view["best_split"]["gpus"] >= 2
     bad = subprocess.run(
-        [sys.executable, "-m", "model", "eval", "--set", "kv_transfer_gb_s=0"],
+        [sys.executable, "-m", "whatif", "eval", "--set", "kv_transfer_gb_s=0"],
         capture_output=True, text=True,
     )  # fmt: skip
     assert bad.returncode == 2 and "kv_transfer_gb_s" in bad.stderr

@@ -151,7 +151,7 @@ def test_a_trace_starts_with_the_replica_up_as_the_traffic_before_it_left_it():
 def test_replaying_a_trace_through_the_cli_counts_what_a_hand_count_gives(tmp_path, capsys):
     import json
 
-    from model.cli import main
+    from whatif.cli import main
 
     f = tmp_path / "t.csv"
     f.write_text("arrival_s,input_tokens,output_tokens\n0,10,1\n10,10,1\n1000,10,1\n5000,10,1\n")
@@ -172,7 +172,7 @@ def test_every_trace_format_replays_through_the_cli(name, capsys):
     import json
     from pathlib import Path
 
-    from model.cli import main
+    from whatif.cli import main
 
     path = Path(__file__).resolve().parent / "data" / "traces" / name
     assert main(["eval", "--trace", str(path), "--json"]) == 0
@@ -181,7 +181,7 @@ def test_every_trace_format_replays_through_the_cli(name, capsys):
 
 
 def test_a_bad_trace_is_one_line_and_status_2(tmp_path, capsys):
-    from model.cli import main
+    from whatif.cli import main
 
     f = tmp_path / "bad.csv"
     f.write_text("when,what\n1,2\n")

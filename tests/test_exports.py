@@ -17,7 +17,7 @@ from model import codecs
 from model.overrides import resolve
 from ui import baseline_charts, export
 from ui.chart_common import figure, validated
-from ui.lenses import LENSES
+from ui.lenses import LENSES, PAGE_OF
 from ui.report import build_report
 
 SAFE_NAME = re.compile(r"^[a-z0-9][a-z0-9.-]*\.(csv|yaml|html|png)$")
@@ -30,7 +30,7 @@ def scenario(*pairs):
 
 
 def link(s, page="roofline", extra=()):
-    return codecs.to_url(s, page=page, extra=list(extra))
+    return codecs.to_url(s, PAGE_OF[page].url(codecs.DEFAULT_BASE_URL), extra=list(extra))
 
 
 # --- names ------------------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def test_file_names_name_the_scenario_and_differ_between_scenarios():
     assert len(names) == 2
     assert ca.file("Batch sweep", "csv", "roofline").endswith("-roofline-batch-sweep.csv")
     # the same scenario has the same name on every page and host
-    other = export.make_context(a, "launch", codecs.to_url(a, page="launch", base="http://x:1"))
+    other = export.make_context(a, "launch", codecs.to_url(a, PAGE_OF["launch"].url("http://x:1")))
     assert other.slug == ca.slug
     # a pinned baseline changes the link, so the name
     pinned = link(a, extra=[("base.batch", "64")])

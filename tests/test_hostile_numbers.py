@@ -35,7 +35,7 @@ def test_a_4000_digit_number_is_not_an_internal_error(tmp_path, key):
     path = tmp_path / "bench.json"
     path.write_text(text)
     done = subprocess.run(
-        [sys.executable, "-m", "model", "calibrate", str(path), "--json"],
+        [sys.executable, "-m", "whatif", "calibrate", str(path), "--json"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -53,7 +53,8 @@ def test_c_level_output_during_a_fit_does_not_precede_the_json(monkeypatch, capf
     the process's standard output goes to standard error, and ``--json`` prints JSON only."""
     import ctypes
 
-    from model import calibrate, cli
+    from model import calibrate
+    from whatif import cli
 
     real = calibrate.calibrate
 
@@ -93,7 +94,7 @@ def test_calibrate_on_an_absurd_file_is_a_clear_refusal_not_an_internal_error(tm
     path = tmp_path / "absurd.json"
     path.write_bytes(ABSURD)
     done = subprocess.run(
-        [sys.executable, "-m", "model", "calibrate", str(path)],
+        [sys.executable, "-m", "whatif", "calibrate", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,

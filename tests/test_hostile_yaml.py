@@ -149,7 +149,7 @@ def test_cli_refuses_hostile_files_with_one_line_and_status_2(tmp_path, name):
     path = tmp_path / "hostile.yaml"
     path.write_text(text)
     proc = subprocess.run(
-        [sys.executable, "-m", "model", "eval", str(path), "--json"],
+        [sys.executable, "-m", "whatif", "eval", str(path), "--json"],
         capture_output=True,
         text=True,
         timeout=120,  # a hang guard only; the time it takes is in benchmarks/suite_timings.py
@@ -162,13 +162,13 @@ def test_cli_refuses_hostile_files_with_one_line_and_status_2(tmp_path, name):
 
 def test_cli_refuses_a_directory_and_a_huge_file(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "model", "eval", str(tmp_path)], capture_output=True, text=True
+        [sys.executable, "-m", "whatif", "eval", str(tmp_path)], capture_output=True, text=True
     )
     assert proc.returncode == 2 and "not a regular file" in proc.stderr
     big = tmp_path / "big.yaml"
     big.write_text("#" * (codecs.MAX_YAML_BYTES + 10))
     proc = subprocess.run(
-        [sys.executable, "-m", "model", "eval", str(big)], capture_output=True, text=True
+        [sys.executable, "-m", "whatif", "eval", str(big)], capture_output=True, text=True
     )
     assert proc.returncode == 2 and "larger than" in proc.stderr
 

@@ -109,7 +109,7 @@ def test_a_log_whose_lines_start_with_a_bracket_is_read_as_a_log(prefix, tmp_pat
     path.write_text(text, encoding="utf-8")
     for command in ("import", "calibrate"):
         done = subprocess.run(
-            [sys.executable, "-m", "model", command, str(path), "--json"],
+            [sys.executable, "-m", "whatif", command, str(path), "--json"],
             capture_output=True,
             text=True,
             cwd=ROOT,
@@ -133,7 +133,7 @@ def test_json_nested_past_any_depth_is_a_clear_refusal(text, tmp_path):
     path.write_text(text)
     for cmd in ("import", "calibrate"):
         done = subprocess.run(
-            [sys.executable, "-m", "model", cmd, str(path)],
+            [sys.executable, "-m", "whatif", cmd, str(path)],
             capture_output=True,
             text=True,
             cwd=ROOT,

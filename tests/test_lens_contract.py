@@ -5,14 +5,15 @@ Compare table that have values, a section in the HTML report and golden cases.""
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import pytest
 
-from model import codecs
 from model.overrides import resolve
 from tools import golden
-from ui.lenses import LENSES, PAGE_OF, PAGES, ROWS, compare
+from ui.lenses import LENSES, PAGES, ROWS, compare
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +35,9 @@ def test_the_registry_holds_every_page_file_once_in_the_navigation_order():
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.key)
 def test_a_page_has_a_url_path_a_label_and_icons(page):
-    assert codecs.PAGES[page.key] == page.url_path, "model.codecs.PAGES"
+    want = re.fullmatch(r"pages/\d+_(\w+)\.py", page.file)
+    assert page.url_path == (want.group(1) if want else "")  # Streamlit's rule, as it serves it
+    assert page.url("http://h:1/") == f"http://h:1/{page.url_path}"
     assert page.label and page.icon.startswith(":material/") and page.emoji
     assert (ROOT / page.file).is_file()
 
@@ -46,8 +49,19 @@ def test_a_page_draws_its_declared_tabs(page):
     assert len(set(page.tabs)) == len(page.tabs)
 
 
-def test_every_link_page_is_registered():
-    assert set(codecs.PAGES) == set(PAGE_OF)
+def test_model_holds_no_page_path():
+    """The link language's page names live with the pages' declarations; :mod:`model` makes a
+    link to whatever address an edge gives it (issue 41)."""
+    paths = {p.url_path for p in PAGES if p.url_path}
+    for path in sorted((ROOT / "model").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found = {
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            if n.value.strip("/") in paths
+        }
+        assert not found, f"{path.relative_to(ROOT)}: {sorted(found)}"
 
 
 @pytest.mark.parametrize("lens", LENSES, ids=lambda lens: lens.key)
@@ -121,3 +135,12 @@ def test_no_figure_path_is_declared_twice():
             assert row == fig.row(row.section), row.path
         elif row.path in seen:  # a row of a lone metric states the figure again
             raise AssertionError(f"{row.path}: declare it as a Figure and use .row()")
+
+
+def test_the_command_line_reads_the_same_pages_without_importing_them():
+    """``whatif url --page`` takes the pages' own declarations, read from their source
+    (:mod:`whatif.pages`), so the command line neither imports Streamlit nor becomes a page
+    server; what it reads is exactly the registry."""
+    from whatif import pages
+
+    assert list(pages.declared().values()) == list(PAGES)

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from model import serving
-from model.cli import main
 from model.errors import ScenarioError
 from model.overrides import resolve
 from model.readers.mooncake import HASH_BLOCK_TOKENS, shared_prefixes
 from model.readers.traces import read_trace, read_trace_text
+from whatif.cli import main
 
 SAMPLE = Path(__file__).parent / "data" / "traces" / "mooncake_sample.jsonl"
 

@@ -147,7 +147,7 @@ def test_a_price_override_moves_the_cost():
 
 def test_cli_plan_json_contract():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "model", "plan", "--json", "--jobs", "1"]
+    cmd = [sys.executable, "-m", "whatif", "plan", "--json", "--jobs", "1"]
     for k, v in BASE:
         cmd += ["--set", f"{k}={v}"]
     cmd += ["--hardware", "h100-sxm", "--hardware", "l4", "--price", "h100-sxm=2"]
@@ -186,7 +186,7 @@ def test_cli_plan_json_contract():
 )
 def test_cli_plan_bad_input_is_one_line_and_exit_2(args):
     done = subprocess.run(
-        [sys.executable, "-m", "model", "plan", *args],
+        [sys.executable, "-m", "whatif", "plan", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -250,7 +250,7 @@ def test_a_trace_plans_for_its_busiest_hour(tmp_path):
         [
             sys.executable,
             "-m",
-            "model",
+            "whatif",
             "plan",
             "--json",
             "--jobs",

@@ -15,6 +15,7 @@ from model.overrides import resolve
 from model.readers import importers
 from model.readers.setup import linked_scenario
 from tests.test_measurements_page import fresh, paste, run
+from ui.lenses import PAGE_OF
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVE = json.loads((ROOT / "tests" / "data" / "bench" / "serve_new.json").read_text())
@@ -27,7 +28,9 @@ def _result(link: str) -> bytes:
 
 def _link(pairs) -> str:
     s = resolve(pairs, strict=True)[0]
-    cmd, _ = commands.vllm_bench_serve(s, codecs.to_url(s, page="serving"))
+    cmd, _ = commands.vllm_bench_serve(
+        s, codecs.to_url(s, PAGE_OF["serving"].url(codecs.DEFAULT_BASE_URL))
+    )
     a = cmd.argv
     return a[a.index("--metadata") + 1].partition("=")[2]  # what the benchmark stores
 

@@ -68,7 +68,7 @@ def test_the_cli_is_not_budgeted():
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", "import model.serving as s, model.cli; print(s.SERVER_BUDGET)"],
+        [sys.executable, "-c", "import model.serving as s, whatif.cli; print(s.SERVER_BUDGET)"],
         capture_output=True,
         text=True,
         cwd=ROOT,

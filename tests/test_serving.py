@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model import decode, request, serving
-from model.cli import main
 from model.overrides import resolve
 from tests.helpers import hang_guard
-from tests.pages import open_page
+from tests.pages import open_page, page_test
+from whatif.cli import main
 
 
 def scen(*pairs):
@@ -477,7 +477,6 @@ def test_the_worker_searches_and_the_core_takes_it_so_economics_never_searches_i
 
 
 def test_imported_serving_benchmarks_land_on_the_load_chart():
-    from pathlib import Path
 
     from model.readers import importers
     from ui import serving_charts
@@ -620,10 +619,8 @@ def test_a_file_read_is_not_cancelled_by_a_rerun_request(monkeypatch):
 
 
 def _serving_page(**query):
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages/2_Serving.py"))
-    at.default_timeout = 120
+    at = page_test("pages/2_Serving.py", timeout=120)
     for k, v in query.items():
         at.query_params[k] = v
     return at

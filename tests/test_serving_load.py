@@ -285,7 +285,7 @@ def test_bad_serving_input_names_the_key_and_what_is_accepted(key, value, says):
     assert errors and str(errors[0]).startswith(key), errors
     assert says in str(errors[0])
     cli = subprocess.run(
-        [sys.executable, "-m", "model", "eval", "--set", f"{key}={value}", "--json"],
+        [sys.executable, "-m", "whatif", "eval", "--set", f"{key}={value}", "--json"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1540,7 +1540,7 @@ def test_parse_log_says_at_least_for_gpus_counted_from_the_ranks_it_shows(tmp_pa
     path = tmp_path / "excerpt.log"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "model", "parse-log", str(path)],
+        [sys.executable, "-m", "whatif", "parse-log", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,

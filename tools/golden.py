@@ -319,7 +319,7 @@ def page_case(page: str, query: dict, tab: tuple[str, str] | None = None) -> dic
 
 
 def cli_case(args: list[str]) -> dict:
-    cmd = [sys.executable, "-m", "model", "eval", "--json", *args]
+    cmd = [sys.executable, "-m", "whatif", "eval", "--json", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, check=False)
     try:
         body = json.loads(done.stdout)

@@ -210,6 +210,11 @@ class Page:
         found = re.match(r"pages/\d+_(.+)\.py$", self.file)
         return found.group(1) if found else ""
 
+    def url(self, base: str) -> str:
+        """The page's address on the app at ``base`` (``http://host:port``, or "" for a link
+        relative to the app's root): what share links open."""
+        return base.rstrip("/") + "/" + self.url_path
+
     @property
     def title(self) -> str:
         """The browser tab's title."""

@@ -85,7 +85,7 @@ def jobs(s: Scenario, peak: bool, overrides: dict[str, float]) -> tuple[float, l
     """The plan's rate and its jobs, one per hardware preset (plain values: a scheduler could
     take them as they are)."""
     rate = plan.target_rate(s, peak)
-    return rate, plan.jobs(s, rate, plan.prices(overrides, s), base=state.base_url())
+    return rate, plan.jobs(s, rate, plan.prices(overrides, s), link_to=state.page_url("serving"))
 
 
 def run(todo: list[tuple], on_row) -> list[dict]:

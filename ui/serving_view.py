@@ -432,7 +432,7 @@ def run_on_cluster(s: Scenario, replicas: int | None) -> None:
     box = st.expander("Run this on your cluster", key="x_run_cluster", on_change="rerun")
     if not box.open:
         return
-    link = codecs.to_url(s, page="serving", base=state.base_url())
+    link = codecs.to_url(s, state.page_url("serving"))
     out = commands(s, link, replicas=max(int(replicas or 1), 1))
     with box:
         st.caption(

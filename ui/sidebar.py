@@ -85,7 +85,7 @@ def page_list() -> None:
 
 
 def sidebar(s: Scenario, page: str, errors: list[ScenarioError]) -> None:
-    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``codecs.PAGES``):
+    """Draw the shared sidebar for scenario ``s`` on ``page`` (a key of ``ui.lenses.PAGE_OF``):
     the page list, then the review kit (share link, baseline, export: what a reviewer reaches
     for first), then the scenario's widgets. The kit is filled last, after the widgets have
     had their say, so its link is this run's."""

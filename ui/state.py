@@ -34,7 +34,7 @@ BROWSER_KEYS = "_whatif_browser_keys"
 WATCHED = "_whatif_watched"
 BASELINE = "_whatif_baseline"
 BASELINE_NOTICE = "_whatif_baseline_notice"
-PAGE = "_whatif_page"  #: the page this run draws (a key of ``codecs.PAGES``)
+PAGE = "_whatif_page"  #: the page this run draws (a key of ``ui.lenses.PAGE_OF``)
 TAB = "_whatif_tab"  #: (page, label) of the open tab the link carries
 TAB_DEFAULT = "_whatif_tab_default"  #: (page, label) of the tab the page opened on
 TRACE_LINK = "_whatif_trace_link"  #: the store id of the request trace the link replays
@@ -324,9 +324,17 @@ def link_extras() -> list[tuple[str, str]]:
     return _extra_pairs(*_session_extras())
 
 
+def page_url(page: str) -> str:
+    """The address of the page ``page`` (a key of :data:`ui.lenses.PAGE_OF`) as the browser
+    sees the app: its declaration says its URL path."""
+    from ui.lenses import PAGE_OF  # the declarations import the views, which import this
+
+    return PAGE_OF[page].url(base_url())
+
+
 def share_link(s: Scenario, page: str) -> str:
     """The share link of ``s`` on ``page`` with this session's baseline and data sets."""
-    return codecs.to_url(s, page=page, base=base_url(), extra=link_extras())
+    return codecs.to_url(s, page_url(page), extra=link_extras())
 
 
 def on_field(field: str) -> None:

@@ -263,8 +263,8 @@ def assert_no_exception(page) -> None:
 
 
 def cli_section(section: str, scenario: str, *overrides: str) -> dict:
-    """One section of ``python -m model eval --scenario NAME --json`` with ``--set`` overrides."""
-    cmd = [sys.executable, "-m", "model", "eval", "--scenario", scenario, "--json"]
+    """One section of ``python -m whatif eval --scenario NAME --json`` with ``--set`` overrides."""
+    cmd = [sys.executable, "-m", "whatif", "eval", "--scenario", scenario, "--json"]
     for item in overrides:
         cmd += ["--set", item]
     done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)

@@ -35,7 +35,7 @@ def test_a_plans_link_opens_the_configuration_on_serving(page, app_url):
     assert "Still running" not in main.inner_text()
     # the cheapest row's link: the table is a canvas, so the link is the CLI's plan of the
     # same scenario (the same rows), which must agree with the page's headline
-    cmd = [sys.executable, "-m", "model", "plan", "--json", "--jobs", "1", "--base", app_url]
+    cmd = [sys.executable, "-m", "whatif", "plan", "--json", "--jobs", "1", "--base", app_url]
     for pair in QUERY.split("&"):
         cmd += ["--set", pair]
     done = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)

@@ -3,7 +3,7 @@ the first widget change after it is kept (the URL carries it and the figures fol
 sidebar widget and for a page's own control. Without the fix the widget snapped back to the
 link's value and the URL did not change.
 
-Expected figures come from the CLI (``python -m model eval --json``).
+Expected figures come from the CLI (``python -m whatif eval --json``).
 """
 
 from __future__ import annotations

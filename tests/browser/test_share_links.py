@@ -1,7 +1,7 @@
 """Share links in a real browser: a link reopens exactly its view, widget changes write the
 URL, the scenario survives moving between pages, and bad links warn instead of crashing.
 
-The expected figures come from the CLI (``python -m model eval --json``) or from the seed's
+The expected figures come from the CLI (``python -m whatif eval --json``) or from the seed's
 3B-on-4090 table (BF16 eager 8.0 ms / 125 tok/s, INT4 + graphs 2.005 ms / ~499 tok/s).
 """
 

@@ -4,7 +4,7 @@ walks: the navigation, the report, the Compare table, the golden cases and the c
 A module here declares its page (``PAGE``, a :class:`ui.lens.Page`) and, for a lens, its lens
 (a :class:`ui.lens.Lens` with that page). Nothing registers them by hand: importing this
 package imports every module in it and collects what they declare, so a new lens is a page
-file, one module here and its key in :data:`model.codecs.PAGES` (``docs/extending.md``).
+file and one module here (``docs/extending.md``).
 
 - :mod:`ui.lenses.home`: the landing page's summary;
 - :mod:`ui.lenses.roofline`, :mod:`ui.lenses.serving`, :mod:`ui.lenses.launch`,

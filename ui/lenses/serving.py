@@ -648,7 +648,7 @@ def _pareto_table(v: View) -> pd.DataFrame:
                 "tokens_per_s_per_gpu": round(p["tokens_per_s_per_gpu"], 1),
                 "tokens_per_s_per_user": round(p["tokens_per_s_per_user"], 2),
                 "mean_ttft_ms": None if p["mean_ttft_ms"] is None else round(p["mean_ttft_ms"], 1),
-                "link": codecs.to_url(variant, page="serving", base=""),
+                "link": codecs.to_url(variant, PAGE.url("")),
             }
         )
     return pd.DataFrame(rows)

@@ -21,6 +21,7 @@ from model.overrides import resolve
 from model.presets import all_preset_ids
 from model.readers import importers, vllm_log
 from model.readers.measurements import MAX_BYTES
+from whatif.pages import page_url
 
 MAX_FILE_BYTES = codecs.MAX_YAML_BYTES
 MAX_DATA_BYTES = MAX_BYTES  #: a measurement file (CSV, log, benchmark output)
@@ -52,7 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     url = sub.add_parser("url", help="print the share URL of a scenario")
     scenario_args(url)
-    url.add_argument("--page", default="roofline", choices=list(codecs.PAGES))
+    url.add_argument(
+        "--page",
+        default="roofline",
+        help="the page the link opens: home, roofline, launch, cold_start, … (a page's key, "
+        "as the pages declare it; an unknown one is refused with the list)",
+    )
     url.add_argument("--base", default=codecs.DEFAULT_BASE_URL, help="app address")
     yml = sub.add_parser("yaml", help="print the scenario as self-contained YAML")
     scenario_args(yml)
@@ -291,7 +297,8 @@ def _plan(args, scenario) -> int:
         rate = plan.trace_rate(read_trace_file(args.trace), scenario.rate_scale)
     else:
         rate = plan.target_rate(scenario, args.peak)
-    jobs = plan.jobs(scenario, rate, prices, list(dict.fromkeys(args.hardware)), args.base)
+    link_to = page_url("serving", args.base)
+    jobs = plan.jobs(scenario, rate, prices, list(dict.fromkeys(args.hardware)), link_to)
     n = args.jobs or min(os.cpu_count() or 1, 8, len(jobs))
     with _stdout_to_stderr():
         if n <= 1:
@@ -337,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"the link's query would be {size} characters and the app accepts at most "
                     f"{codecs.MAX_QUERY_CHARS}; share the scenario as YAML instead (whatif yaml)",
                 )
-            print(codecs.to_url(scenario, page=args.page, base=args.base))
+            print(codecs.to_url(scenario, page_url(args.page, args.base)))
         elif args.command == "yaml":
             print(codecs.to_yaml(scenario), end="")
         elif args.command == "plan":
@@ -345,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "commands":
             from model import commands  # only for this command
 
-            link = codecs.to_url(scenario, page="serving", base=args.base)
+            link = codecs.to_url(scenario, page_url("serving", args.base))
             out = commands.commands(scenario, link).to_json()
             if args.json:
                 print(json.dumps(out, indent=2, allow_nan=False))
