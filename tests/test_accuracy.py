@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model import accuracy, engines
-from tests.pages import open_page
+from tests.pages import open_page, page_test
 from tools import published
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +124,7 @@ def test_the_decode_figure_is_split_by_the_kind_of_run():
     parts = [acc.categories[name] for name in accuracy.DECODE_FAMILIES]
     for split in ("in_sample", "held_out"):
         assert sum(getattr(p, split).n for p in parts) == getattr(whole, split).n
-    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at = page_test("pages/1_Roofline.py", timeout=120)
     at.session_state["p_accuracy"] = True
     at.run()
     frames = [df.value for df in at.dataframe if df.value is not None]

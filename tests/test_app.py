@@ -4,12 +4,12 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model.engines import normalise
 from model.overrides import resolve
 from model.presets import scenario_names
 from tests import pages
+from tests.pages import page_test
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the engines as links name them (id@version)
@@ -324,7 +324,7 @@ def after_reconnect(page, change, tab=None, **query):
     old = open_page(page, tab, **query)
     change(old)
     states = old._tree.get_widget_states()  # noqa: SLF001
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    at = page_test(page, timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     if tab:  # the browser shows the same tab after the restart
@@ -474,7 +474,7 @@ def test_a_pinned_weights_size_is_named_beside_its_figures(page, near):
 def test_formulas_are_built_only_when_their_panel_is_open(page, key):
     closed = open_page(page)
     assert not closed.latex
-    at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+    at = page_test(page, timeout=60)
     at.session_state[key] = True
     at.run()
     assert not at.exception and len(at.latex) >= 3

@@ -12,6 +12,7 @@ import pytest
 
 from model.overrides import resolve
 from tests.helpers import every_figure
+from tests.pages import page_test
 from ui.chart_common import SpecFigure, validated
 
 
@@ -81,11 +82,8 @@ def test_a_chart_gets_a_new_element_id_when_its_figure_changes(page):
     """Streamlit's Plotly element draws a figure once per element id, so a chart whose figure
     changed must carry a new id (the browser test test_charts_follow_changes sees the redraw);
     a rerun that changes nothing keeps every id (nothing is re-mounted)."""
-    from pathlib import Path
 
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(Path(__file__).parent.parent / page), default_timeout=120)
+    at = page_test(page, timeout=120)
     at.run()
     before = [c.proto.id for c in at.get("plotly_chart")]
     at.run()

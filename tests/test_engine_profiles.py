@@ -16,6 +16,7 @@ from model.cold_start import cold_start
 from model.evaluate import evaluate
 from model.readers.vllm_log import parse_log
 from tests.helpers import assert_close, scenarios
+from tests.pages import page_test
 
 GIB = 2**30
 
@@ -134,9 +135,8 @@ def test_v0_0_2_to_0_4_captures_its_35_graphs_in_about_5_s(scenario):
 
 
 def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/4_Cold_start.py", default_timeout=60)
+    at = page_test("pages/4_Cold_start.py", timeout=60)
     at.query_params["engine"] = "vllm-v0"
     at.run()
     box = at.selectbox(key="w_engine_release")
@@ -147,9 +147,8 @@ def test_the_release_select_offers_the_v0_band_and_writes_it_to_the_link():
 
 
 def test_an_sglang_page_names_sglang_releases_and_moves_deepseek_with_them():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/4_Cold_start.py", default_timeout=60)
+    at = page_test("pages/4_Cold_start.py", timeout=60)
     at.query_params["engine"] = "sglang"
     at.query_params["model"] = "deepseek-r1"
     at.query_params["gpus"] = "8"
@@ -492,9 +491,8 @@ def test_the_step_timeline_ends_where_the_step_does_with_fixed_work_per_layer(sc
 
 
 def test_the_roofline_offers_the_release_where_it_moves_deepseek_decode():
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file("../pages/1_Roofline.py", default_timeout=60)
+    at = page_test("pages/1_Roofline.py", timeout=60)
     at.query_params["engine"] = "sglang"
     at.query_params["model"] = "deepseek-r1"
     at.query_params["gpus"] = "8"
@@ -504,7 +502,7 @@ def test_the_roofline_offers_the_release_where_it_moves_deepseek_decode():
     at.selectbox(key="w_engine_release").set_value("0.4").run()
     assert not at.exception
     assert next(m for m in at.metric if m.label == "Step time").value != step
-    dense = AppTest.from_file("../pages/1_Roofline.py", default_timeout=60)
+    dense = page_test("pages/1_Roofline.py", timeout=60)
     dense.query_params["engine"] = "sglang"
     dense.run()
     assert not any(b.key == "w_engine_release" for b in dense.selectbox)

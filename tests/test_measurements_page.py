@@ -14,7 +14,7 @@ from model.overrides import resolve
 from model.presets import scenario_names
 from model.readers import importers
 from model.readers.examples import examples
-from tests.pages import open_page
+from tests.pages import open_page, page_test
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "tests" / "data" / "bench"
@@ -38,7 +38,7 @@ def run(at: AppTest) -> AppTest:
 
 
 def fresh(**query) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_test(PAGE, timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
     return run(at)
@@ -97,7 +97,7 @@ def test_gpt_oss_example_fit_applies_to_the_scenario_and_reset_drops_it():
 
 
 def test_landing_page_says_when_a_calibration_is_applied():
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at = page_test("app.py", timeout=60)
     at.query_params["bw_efficiency"] = "0.61"
     at.query_params["calibrated"] = "bw_efficiency"
     run(at)
@@ -152,7 +152,7 @@ def test_pasted_text_without_measurements_is_named_and_the_page_keeps_working():
 )
 def test_uploaded_points_appear_on_the_lens_pages_own_charts(example_id, page, needle):
     # AppTest resolves other pages from the main script: start at the landing page
-    at = run(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at = run(page_test("app.py", timeout=60))
     at.switch_page("pages/6_Measurements.py")
     run(at)
     [b for b in at.button if b.key == f"w_meas_ex_{example_id}"][0].click()
@@ -285,7 +285,7 @@ def test_a_dead_database_leaves_uploads_working_in_the_session(monkeypatch):
 
 
 def test_a_link_with_data_shows_the_points_on_a_lens_page(store_dir):
-    at = run(AppTest.from_file(str(ROOT / "app.py"), default_timeout=60))
+    at = run(page_test("app.py", timeout=60))
     at.query_params["data"] = "ex-gptoss-h100x8-tpot"
     at.switch_page("pages/1_Roofline.py")
     run(at)
@@ -381,7 +381,7 @@ def test_the_measurements_page_offers_to_set_the_scenario_from_the_file(tmp_path
 
     monkeypatch.delenv(datastore.ENV_URL, raising=False)
     monkeypatch.setenv(datastore.ENV_DIR, str(tmp_path / "store"))
-    at = AppTest.from_file(str(ROOT / "pages" / "6_Measurements.py"), default_timeout=120)
+    at = page_test("pages/6_Measurements.py", timeout=120)
     at.run()
     at.text_area(key="w_meas_paste").input((BENCH / "serve_new.json").read_text())
     [b for b in at.button if b.label == "Read pasted text"][0].click()

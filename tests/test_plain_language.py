@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from model.overrides import resolve
 from model.readers.examples import examples
+from tests.pages import page_test
 from tools.golden import view_labels
 from ui import text
 from ui.lenses import PAGES as REGISTERED_PAGES
@@ -124,7 +125,7 @@ def jargon_without_help(labelled) -> list[str]:
 
 
 def run(page: str, scenario: str | None = None, tab: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / page), default_timeout=120)
+    at = page_test(page, timeout=120)
     if scenario:
         at.query_params["scenario"] = scenario
     key, _, formulas = PAGES[page]

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import numpy as np
 from numpy.testing import assert_allclose
-from streamlit.testing.v1 import AppTest
 
 from model import roofline
 from model.evaluate import evaluate, roofline_lens, seed_table, sweep
 from model.overrides import resolve
 from model.units import TERA
+from tests.pages import page_test
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -181,7 +181,7 @@ def test_efficiencies_scale_the_terms(scenario):
 
 
 def test_the_seed_table_calls_its_gpu_time_so():
-    at = AppTest.from_file(str(ROOT / "pages/1_Roofline.py"), default_timeout=120)
+    at = page_test("pages/1_Roofline.py", timeout=120)
     at.query_params["scenario"] = "seed-3b-4090"
     at.session_state["t_roofline"] = "BF16/INT4 × CUDA graphs"
     at.run()

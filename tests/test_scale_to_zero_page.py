@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model.readers.traces import read_trace
 from model.traffic import traffic_profiles
-from tests.pages import open_page
+from tests.pages import open_page, page_test
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "5_Scale_to_zero.py")
@@ -25,7 +24,7 @@ def run(at):
 
 def fresh(why_open: bool = False, **query):
     """The page opened on ``query``; with ``why_open``, its folded explanations open."""
-    at = AppTest.from_file(PAGE, default_timeout=60)
+    at = page_test(PAGE, timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
     if why_open:
