@@ -92,3 +92,14 @@ def test_the_wheel_ships_its_presets_and_runs_from_another_directory(tmp_path):
     )
     assert read.returncode == 0, read.stderr
     assert json.loads(read.stdout)["format"] == "vllm_bench_json"
+    # the pages' addresses are read from their declarations in the installed ui/lenses
+    # (whatif/pages.py), without importing Streamlit: the link opens the declared page
+    url = subprocess.run(
+        [str(env_dir / "bin" / "whatif"), "url", "--page", "scale_to_zero", "--base", "http://h:1"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert url.returncode == 0, url.stderr
+    assert url.stdout.startswith("http://h:1/Scale_to_zero?"), url.stdout
