@@ -48,19 +48,24 @@ def main() -> None:
     )
     # issue 39's budget: 0.5 s after a change of rate, SLO, lengths or a prefix key. The lens
     # of ``s`` is kept (as on the page before the change); each try changes the key to a value
-    # not computed yet, so what the change does not touch is found kept and the rest is not
+    # not computed yet, so what the change does not touch is found kept and the rest is not.
+    # The lens is what the page's first tab shows (the run, the capacity search and its
+    # sweep); the Pareto front is computed when its tab opens, timed apart
     for what, updates in (
         ("the TTFT SLO", [{"ttft_slo_ms": v} for v in (300.0, 310.0, 320.0)]),
         ("lengths", [{"lengths": "random", "range_ratio": v} for v in (0.5, 0.4, 0.3)]),
         ("a prefix key", [{"shared_prefix_tokens": v} for v in (256, 272, 288)]),
     ):
-        best = float("inf")
+        best, front = float("inf"), float("inf")
         for update in updates:
             changed = s.model_copy(update=update)
             t0 = time.perf_counter()
             serving.serving_lens(changed)
-            best = min(best, time.perf_counter() - t0)
-        print(f"lens after a change of {what}: {best:.2f} s")
+            t1 = time.perf_counter()
+            serving.pareto_view(changed)
+            best = min(best, t1 - t0)
+            front = min(front, time.perf_counter() - t1)
+        print(f"lens after a change of {what}: {best:.2f} s (then its Pareto tab: {front:.2f} s)")
 
     from ui import serving_worker
 

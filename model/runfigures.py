@@ -71,13 +71,33 @@ def _stats(values: np.ndarray, weights: np.ndarray | None = None) -> tuple:
     return (mean, *map(float, _weighted_percentiles(values, weights, (50, 90, 99))))
 
 
-def figures(sim: dict, s: Scenario) -> dict:
+def slo_figures(ttft_ms, tpot_ms, d: int, duration: float, s: Scenario) -> dict:
+    """``goodput`` and ``slo_met_share`` of a run from its requests' TTFT and TPOT [ms] (a
+    one-token output's TPOT −inf: it meets any TPOT SLO), its data-parallel ranks ``d`` and its
+    duration [s], against the SLOs of ``s``: what the sweep recomputes after a change of SLO
+    without simulating again.
+
+    References
+    ----------
+    .. [1] vLLM ``benchmarks/serve.py``, ``calculate_metrics``: goodput = requests that meet
+       every SLO / duration.
+    """
+    good = (ttft_ms <= s.ttft_slo_ms) & (tpot_ms <= s.tpot_slo_ms)
+    return {
+        "goodput": d * float(good.sum()) / duration,
+        "slo_met_share": float(good.mean()) if len(good) else 0.0,
+    }
+
+
+def figures(sim: dict, s: Scenario, slo_inputs: list | None = None) -> dict:
     """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
 
     ``duration`` runs from the first send to the last token; ``mean_batch`` is the mean of the
     sequences per engine step; ``saturated``: arrivals outran the server (an open-loop run whose
     queue at the last arrival holds more than 5 % of the requests and at least 10, or whose
-    rate is ``inf``), so its percentiles grow with the run's length.
+    rate is ``inf``), so its percentiles grow with the run's length. ``slo_inputs``, a list,
+    gets what :func:`slo_figures` reads appended (the requests' TTFT and TPOT, ``d``, the
+    duration).
 
     References
     ----------
@@ -138,9 +158,10 @@ def figures(sim: dict, s: Scenario) -> dict:
         stats = itl_stats if values is None else _stats(values)  # vLLM's order
         for k, value in zip(("mean", "median", "p90", "p99"), stats, strict=True):
             out[f"{k}_{name}_ms"] = value
-    good = (ttft <= s.ttft_slo_ms) & (~multi | (np.nan_to_num(tpot) <= s.tpot_slo_ms))
-    out["goodput"] = d * float(good.sum()) / duration
-    out["slo_met_share"] = float(good.mean()) if n else 0.0
+    tpot_slo = np.where(multi, np.nan_to_num(tpot), -np.inf)
+    out.update(slo_figures(ttft, tpot_slo, d, duration, s))
+    if slo_inputs is not None:
+        slo_inputs.append((ttft, tpot_slo, d, duration))
     cap = max(sim["kv_blocks"], 1)
     if streamed:
         out["mean_batch"], out["max_batch"] = log.batch_stats()

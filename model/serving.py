@@ -29,6 +29,7 @@ from model.runfigures import (  # noqa: F401 - re-exported: the simulator's name
     _weighted_percentiles,
     figures,
     saturated,
+    slo_figures,
     timeline,
 )
 from model.scenario import Scenario
@@ -158,10 +159,10 @@ class _Runner:
         fits(self.s, int((self.prompt + self.output).max()))
         self.sm = step_model(self.s)
 
-    def at(self, rate, max_concurrency=None) -> dict:
+    def at(self, rate, max_concurrency=None, slo_inputs: list | None = None) -> dict:
         arr = np.zeros(self.n) if rate == "inf" else self.unit / float(rate)
         wl = Workload(arr, self.prompt, self.output, max_concurrency)
-        return figures(serve(self.s, wl, self.sm), self.s)
+        return figures(serve(self.s, wl, self.sm), self.s, slo_inputs)
 
 
 def _meets(f: dict, s: Scenario) -> bool:
@@ -333,20 +334,26 @@ def capacity(s: Scenario, peak_rate: float | None = None) -> dict:
     """
     search = max_rate(s)
     best, hi, n = search["max_request_rate"], search["saturation_request_rate"], search["requests"]
-    key = search_key(s)  # the sweep reads what the search reads: a rate change reuses it
-    sweep = _SWEEPS.get(key)
-    if sweep is None:
+    # the sweep's rates are fractions of the saturation throughput, which no SLO moves: a
+    # change of rate or SLO reuses its runs, and only their SLO figures are counted again
+    key = _slo_free_key(s)
+    kept = _SWEEPS.get(key)
+    if kept is None:
         runner = _Runner(s, n)
-        sweep = {k: [] for k in ("request_rate", *SWEEP_FIGURES)}
+        kept = ({k: [] for k in ("request_rate", *SWEEP_FIGURES)}, [])
         for frac in SWEEP_FRACTIONS:
             rate = frac * hi
-            f = runner.at(rate)
-            sweep["request_rate"].append(rate)
+            f = runner.at(rate, slo_inputs=kept[1])
+            kept[0]["request_rate"].append(rate)
             for k in SWEEP_FIGURES:
-                sweep[k].append(f[k])
-        _remember(_SWEEPS, key, sweep)
+                kept[0][k].append(f[k])
+        _remember(_SWEEPS, key, kept, _SWEEPS_SIZE)
     else:
         _SWEEPS.move_to_end(key)
+    sweep = dict(kept[0])
+    slo = [slo_figures(*run, s) for run in kept[1]]
+    for k in ("slo_met_share", "goodput"):
+        sweep[k] = [f[k] for f in slo]
     p99 = np.array([np.nan if v is None else v for v in sweep["p99_ttft_ms"]], dtype=float)
     over = np.nonzero(p99 > 2 * p99[0])[0]
     knee = float(sweep["request_rate"][over[0]]) if len(over) else None
@@ -414,7 +421,7 @@ def pareto(s: Scenario) -> list[dict]:
     .. [1] NVIDIA, "LLM Inference Benchmarking: Fundamental Concepts" (throughput per GPU
        against interactivity per user); aiconfigurator's Pareto front of the same axes.
     """
-    key = s.raw.model_dump_json(exclude=set(_NOT_READ) | _SLO_KEYS)
+    key = _slo_free_key(s)
     if key in _PARETOS:  # a change of rate or SLO does not move the front
         _PARETOS.move_to_end(key)
         return [dict(p) for p in _PARETOS[key]]
@@ -468,16 +475,24 @@ def pareto(s: Scenario) -> list[dict]:
 
 
 #: the sweeps of :func:`capacity` and the fronts of :func:`pareto`, per scenario without the
-#: keys they do not read (the Serving page's reaction to a rate or SLO change, issue 39's speed
-#: budget)
-_SWEEPS: OrderedDict[str, dict] = OrderedDict()
+#: keys they do not read (:func:`_slo_free_key`: the Serving page's reaction to a rate or SLO
+#: change, issue 39's speed budget). A sweep keeps its runs' requests' TTFT and TPOT (13 runs
+#: of at most 1,000 requests, about 0.2 MB), so fewer of them are kept.
+_SWEEPS: OrderedDict[str, tuple] = OrderedDict()
+_SWEEPS_SIZE = 32
 _PARETOS: OrderedDict[str, list] = OrderedDict()
 _SLO_KEYS = frozenset({"ttft_slo_ms", "tpot_slo_ms", "slo_attainment"})
 
 
-def _remember(cache: OrderedDict, key: str, value) -> None:
+def _slo_free_key(s: Scenario) -> str:
+    """What the sweep and the Pareto front read: the scenario without the keys a run does not
+    read (:data:`model.workload._NOT_READ`, the rate among them) and the SLOs."""
+    return s.raw.model_dump_json(exclude=set(_NOT_READ) | _SLO_KEYS)
+
+
+def _remember(cache: OrderedDict, key: str, value, size: int = _MAX_RATE_SIZE) -> None:
     cache[key] = value
-    while len(cache) > _MAX_RATE_SIZE:
+    while len(cache) > size:
         cache.popitem(last=False)
 
 
@@ -664,14 +679,16 @@ def _cli(s: Scenario) -> str:
 
 
 def serving_lens(s: Scenario) -> dict:
-    """The Serving lens's one core call: the scenario's run (figures and timeline), the
-    capacity search with its sweep, and the Pareto front; when the scenario cannot serve,
-    ``fits`` False and the reason instead of figures."""
+    """The Serving lens's one core call: the scenario's run (figures and timeline) and the
+    capacity search with its sweep; when the scenario cannot serve, ``fits`` False and the
+    reason instead of figures. The Pareto front is a view of its own (:func:`pareto_view`),
+    computed when its tab or the report asks for it: it is most of what a change of lengths
+    or of a prefix key costs the page otherwise (issue 39's speed budget)."""
     try:
         one = run(s)
         cap = capacity(s)
     except DoesNotFit as exc:
-        return {"fits": False, "reason": str(exc), "figures": {}, "pareto": []}
+        return {"fits": False, "reason": str(exc), "figures": {}}
     sweep_ = cap.pop("sweep")
     return {
         "fits": True,
@@ -680,8 +697,21 @@ def serving_lens(s: Scenario) -> dict:
         "search": max_rate(s),
         "timeline": timeline(one["sim"]),
         "sweep": sweep_,
-        "pareto": pareto(s),
     }
+
+
+def pareto_view(s: Scenario) -> dict:
+    """The Serving page's Pareto front (:func:`pareto`) as a view: ``points``, or ``reason``
+    when the scenario cannot serve."""
+    try:
+        return {"points": pareto(s)}
+    except DoesNotFit as exc:
+        return {"points": [], "reason": str(exc)}
+
+
+def pareto_key(s: Scenario) -> str:
+    """What the Pareto front reads (neither the rate nor the SLOs): its cache key."""
+    return _slo_free_key(s)
 
 
 def disagg_view(s: Scenario) -> dict:

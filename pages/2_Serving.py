@@ -7,7 +7,7 @@ import streamlit as st
 from ui import lens_view, serving_view
 from ui.assumptions import assumption_line
 from ui.formulas import serving_formulas
-from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups
+from ui.lenses.serving import PARETO_SHOW, SERVING, pareto_groups, pareto_points
 from ui.page import draw_sidebar, page_scenario
 from ui.scenario_caption import scenario_caption
 
@@ -42,7 +42,7 @@ if shown.r.get("fits"):
             shown.chart("timeline")
     if tabs[2].open:
         with tabs[2]:
-            groups = pareto_groups(shown.r["pareto"])
+            groups = pareto_groups(pareto_points(shown.view))
             st.multiselect(
                 "Show layout × dtype",
                 groups,

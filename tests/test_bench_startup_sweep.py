@@ -162,7 +162,7 @@ def test_the_serving_pareto_view_draws_uploaded_runs():
 
     class _V:
         s = resolve([("model", "llama-3.1-8b"), ("gpus", "1")], strict=True)[0]
-        r = {"fits": True, "pareto": [1]}
+        r = {"fits": True}
 
     original = measure_data.datasets
     measure_data.datasets = lambda: [ds]

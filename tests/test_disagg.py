@@ -311,8 +311,8 @@ def test_the_view_follows_the_request_rate(scenario, monkeypatch):
     from ui import serving_worker
 
     monkeypatch.setenv("WHATIF_SERVING_INLINE", "1")
-    a = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=5))
-    b = serving_worker.disagg_view(scenario(disaggregated="true", request_rate=40))
+    a = serving_worker.view("disagg", scenario(disaggregated="true", request_rate=5))
+    b = serving_worker.view("disagg", scenario(disaggregated="true", request_rate=40))
     assert a["at_rate"]["request_rate"] == 5 and b["at_rate"]["request_rate"] == 40
     assert b["at_rate"]["as_set_gpus"] > a["at_rate"]["as_set_gpus"]
 

@@ -48,3 +48,26 @@ def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
         "pages/2_Serving.py", pairs=[("tab", "Pareto front")], state={"w_pareto_show": [groups[0]]}
     )
     assert at.multiselect(key="w_pareto_show").value == [groups[0]]
+
+
+def test_the_pareto_front_is_computed_only_when_its_tab_shows_it():
+    """Issue 39's speed budget: the front is most of what a change of lengths or of a prefix
+    key costs, so the lens leaves it out and the Pareto tab (or the report) asks for it; the
+    view is kept per scenario without its rate and SLOs, which do not move it."""
+    from model import serving
+    from ui import serving_worker
+
+    pairs = [("request_rate", "6"), ("num_requests", "200"), ("seed", "31")]
+    s = resolve(pairs)[0]
+    assert "pareto" not in serving.serving_lens(s)
+    open_page("pages/2_Serving.py", pairs=pairs)  # the first tab: Latency against load
+    assert serving_worker.view_cached("pareto", s) is None
+    at = open_page("pages/2_Serving.py", pairs=[*pairs, ("tab", "Pareto front")])
+    kept = serving_worker.view_cached("pareto", s)
+    assert kept is not None and kept["points"] and not kept.get("reason")
+    assert at.multiselect(key="w_pareto_show").options  # the groups came from the view
+    # another rate or SLO finds the same front kept; another length does not
+    moved = s.model_copy(update={"request_rate": 9.0, "ttft_slo_ms": 300.0})
+    assert serving_worker.view_cached("pareto", moved) is kept
+    longer = s.model_copy(update={"output_tokens": 300})
+    assert serving_worker.view_cached("pareto", longer) is None

@@ -111,6 +111,8 @@ def _work(raw: dict, kind: str = "lens"):
         return serving.max_rate(s)
     if kind == "disagg":  # the Disaggregation view (issue 42 §2), only while it is open
         return serving.disagg_view(s)
+    if kind == "pareto":  # the Pareto front, only while its tab (or the report) shows it
+        return serving.pareto_view(s)
     return serving.serving_lens(s)
 
 
@@ -453,8 +455,8 @@ def describe(s: Scenario) -> str:
     busy = _lanes.running()[lane] >= _lanes.sizes[lane]
     wait = "; every worker is busy, so it waits for a turn first" if busy else ""
     return (
-        f"Simulating {s.num_requests:,} requests {rate}, then the capacity search and the "
-        f"Pareto sweep (about {steps:,.0f} engine steps in a worker process){wait}…"
+        f"Simulating {s.num_requests:,} requests {rate}, then the capacity search and its "
+        f"sweep (about {steps:,.0f} engine steps in a worker process){wait}…"
     )
 
 
@@ -469,7 +471,7 @@ def compute(s: Scenario) -> dict:
             return _cache[key]
     refused = serving.server_refusal(s)  # predicted from the scenario's size, before it runs
     if refused:
-        return {"fits": False, "refused": True, "reason": refused, "figures": {}, "pareto": []}
+        return {"fits": False, "refused": True, "reason": refused, "figures": {}}
     raw = s.raw.model_dump(mode="json")
     if os.environ.get("WHATIF_SERVING_INLINE") == "1":
         result = _work(raw)
@@ -479,7 +481,6 @@ def compute(s: Scenario) -> dict:
         except WorkerFailed as exc:
             reason = f"{exc.message}; run it on your own machine: {serving._cli(s)}"
             result = {"fits": False, "refused": True, "reason": reason, "figures": {}}
-            result["pareto"] = []
             if exc.again:
                 return result  # not kept: the next try may well succeed
     with _lock:
@@ -536,46 +537,55 @@ def search(s: Scenario) -> dict | str | None:
 
 
 _views: OrderedDict = OrderedDict()
+#: the views computed apart from the lens, each only while it is shown: the Disaggregation
+#: view (the pools' capacity searches; it reads the search's keys and the rate it sizes the
+#: GPUs for) and the Pareto front (it reads neither the rate nor the SLOs)
+VIEWS = ("disagg", "pareto")
 
 
-def _view_key(s: Scenario) -> tuple:
-    """What the Disaggregation view reads: the capacity search's keys and the request rate it
-    sizes the GPUs for (``at_rate``, the chart's span)."""
-    return (serving.search_key(s), str(s.request_rate))
+def _view_key(kind: str, s: Scenario) -> tuple:
+    if kind == "pareto":
+        return (kind, serving.pareto_key(s))
+    return (kind, serving.search_key(s), str(s.request_rate))
 
 
-def disagg_cached(s: Scenario) -> dict | None:
-    """The Disaggregation view's cached result for ``s``, or None."""
+def view_cached(kind: str, s: Scenario) -> dict | None:
+    """The view ``kind``'s cached result for ``s``, or None."""
     with _lock:
-        return _views.get(_view_key(s))
+        return _views.get(_view_key(kind, s))
 
 
-def disagg_view(s: Scenario) -> dict:
-    """The Serving page's Disaggregation view for ``s`` (:func:`model.serving.disagg_view`: the
-    pools' capacity searches and the aggregated one), run in a worker as the lens is, cached;
+def view(kind: str, s: Scenario) -> dict:
+    """The Serving page's view ``kind`` (:data:`VIEWS`) for ``s``: ``disagg``,
+    :func:`model.serving.disagg_view` (the pools' capacity searches and the aggregated one);
+    ``pareto``, :func:`model.serving.pareto_view`. Run in a worker as the lens is, cached;
     ``reason`` instead when it cannot run (a pool's instance does not fit, the server's budget,
     a worker that failed)."""
-    key = _view_key(s)
+    key = _view_key(kind, s)
     with _lock:
         if key in _views:
             _views.move_to_end(key)
             return _views[key]
+    # neither view runs the scenario's own requests: each is sized like the capacity search
+    # (the lens's budget, serving._LENS_RUNS, counts the Pareto sweep's runs with it)
     if serving.search_over_budget(s):
+        shown = s.model_copy(update={"disaggregated": True}) if kind == "disagg" else s
         return {
+            "points": [],
             "reason": f"past this shared server's budget; run it on your own machine: "
-            f"{serving._cli(s.raw.model_copy(update={'disaggregated': True}))}"
+            f"{serving._cli(shown)}",
         }
     raw = s.raw.model_dump(mode="json")
     try:
         found = (
-            _work(raw, "disagg")
+            _work(raw, kind)
             if os.environ.get("WHATIF_SERVING_INLINE") == "1"
-            else _ask(raw, "disagg", _lane_of(s, search_only=True))
+            else _ask(raw, kind, _lane_of(s, search_only=True))
         )
     except WorkerFailed as exc:
-        return {"reason": exc.message}  # not kept: a later try may succeed
+        return {"points": [], "reason": exc.message}  # not kept: a later try may succeed
     except (RuntimeError, ValueError) as exc:  # the core's refusal, in its words
-        return {"reason": str(exc)}
+        return {"points": [], "reason": str(exc)}
     with _lock:
         _views[key] = found
         while len(_views) > CACHE_SIZE:

@@ -284,7 +284,7 @@ def _pareto_runs(v: View) -> list[dict]:
 
 
 def _measured_pareto(fig, v: View):
-    if not _fits(v) or not v.r["pareto"]:
+    if not _fits(v) or not pareto_points(v):
         return fig
     return serving_charts.with_pareto_runs(fig, _pareto_runs(v))
 
@@ -331,7 +331,7 @@ def pareto_config(p: dict) -> str:
 
 def _shown_points(v: View) -> list[dict]:
     """The sweep's points the page's filter keeps (every point outside a page run)."""
-    points = v.r["pareto"]
+    points = pareto_points(v)
     if streamlit_internals.run_context() is None:  # a report or a bare call: no filter
         return points
     import streamlit as st
@@ -343,7 +343,12 @@ def _shown_points(v: View) -> list[dict]:
 
 
 def _pareto(v: View):
-    if not _fits(v) or not v.r["pareto"]:
+    if not _fits(v):
+        return _empty("Pareto front: the scenario does not fit")
+    why = _view("pareto", v).get("reason")
+    if why:
+        return _empty(f"Pareto front: {plotly_text(why)}")
+    if not pareto_points(v):
         return _empty("Pareto front: no configuration fits")
     s = v.s
     return serving_charts.pareto_figure(
@@ -362,7 +367,7 @@ def _pareto(v: View):
 
 
 def _pareto_note(v: View) -> str | None:
-    if not _fits(v) or not v.r["pareto"]:
+    if not _fits(v) or not pareto_points(v):
         return None
     target = 1000.0 / float(v.s.tpot_slo_ms)
     best = serving.pareto_best(_shown_points(v), target)
@@ -467,20 +472,35 @@ def _speculative_note(v: View) -> str | None:
     )
 
 
-def _disagg_view(v: View) -> dict:
-    """The Disaggregation view's result (a worker computes it; cached there)."""
-    import streamlit as st
+#: what the page says while a view is computed, by view (ui.serving_worker.VIEWS)
+_VIEW_SPINNERS = {
+    "disagg": "Sizing the prefill and decode pools (their capacity searches, and the "
+    "aggregated one) in a worker process…",
+    "pareto": "Sweeping tensor parallelism, weight dtypes and max_num_seqs for the Pareto front "
+    "(36 runs or more) in a worker process…",
+}
 
-    if streamlit_internals.run_context() is None:  # a bare call (tests, a script)
-        return serving.disagg_view(v.s)
-    if serving_worker.disagg_cached(v.s) is None:
-        with st.spinner(
-            "Sizing the prefill and decode pools (their capacity searches, and the aggregated "
-            "one) in a worker process…",
-            show_time=True,
-        ):
-            return serving_worker.disagg_view(v.s)
-    return serving_worker.disagg_view(v.s)
+
+def _view(kind: str, v: View) -> dict:
+    """A view computed apart from the lens, only when something shows it (a worker computes
+    it; cached there): ``disagg``, the Disaggregation view; ``pareto``, the Pareto front."""
+    if streamlit_internals.run_context() is None:  # a bare call (tests, a script, the report)
+        return serving.disagg_view(v.s) if kind == "disagg" else serving.pareto_view(v.s)
+    if serving_worker.view_cached(kind, v.s) is None:
+        import streamlit as st
+
+        with st.spinner(_VIEW_SPINNERS[kind], show_time=True):
+            return serving_worker.view(kind, v.s)
+    return serving_worker.view(kind, v.s)
+
+
+def _disagg_view(v: View) -> dict:
+    return _view("disagg", v)
+
+
+def pareto_points(v: View) -> list[dict]:
+    """The Pareto front's points for the view's scenario ([] when it cannot be computed)."""
+    return _view("pareto", v).get("points") or []
 
 
 def _disagg(v: View):
@@ -615,7 +635,7 @@ def _pareto_table(v: View) -> pd.DataFrame:
     if not _fits(v):
         return pd.DataFrame()
     rows = []
-    for p in sorted(v.r["pareto"], key=lambda p: -p["tokens_per_s_per_gpu"]):
+    for p in sorted(pareto_points(v), key=lambda p: -p["tokens_per_s_per_gpu"]):
         if p.get("disaggregated"):
             # the nearest whole split: a decode instance and the prefill instances its
             # rate needs, rounded up
