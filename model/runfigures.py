@@ -89,6 +89,39 @@ def slo_figures(ttft_ms, tpot_ms, d: int, duration: float, s: Scenario) -> dict:
     }
 
 
+def _request_times(sim: dict) -> tuple:
+    """Per request: TTFT, E2E latency and TPOT [ms] (NaN for a one-token output), whether it
+    has more than one output token, and the run's duration [s] from the first send to the
+    last token (vLLM's ``calculate_metrics``)."""
+    send, first, fin = sim["send_s"], sim["first_token_s"], sim["finish_s"]
+    out_tok = sim["output_tokens"]
+    ttft = (first - send) / MS
+    e2el = (fin - send) / MS
+    multi = out_tok > 1
+    tpot = np.where(multi, (e2el - ttft) / np.maximum(out_tok - 1, 1), np.nan)
+    t0 = float(np.nanmin(send)) if len(send) else 0.0
+    duration = float(np.nanmax(fin)) - t0 if len(fin) else 0.0
+    return ttft, e2el, tpot, multi, max(duration, 1e-12)
+
+
+def slo_check(sim: dict, s: Scenario) -> dict:
+    """What the capacity search reads of a run, as :func:`figures` gives it: the request
+    throughput, the mean TTFT and TPOT (a replica's light-load latency, :func:`model.serving.
+    replica`), ``goodput``, ``slo_met_share`` and ``saturated``, without the ITL, batch and
+    KV statistics :func:`figures` draws from every engine step (most of a light run's cost:
+    issue 39's speed budget)."""
+    ttft, _, tpot, multi, duration = _request_times(sim)
+    d = s.data_parallel
+    out = {
+        "request_throughput": d * len(ttft) / duration,
+        "mean_ttft_ms": _stats(ttft)[0],
+        "mean_tpot_ms": _stats(tpot)[0],
+        "saturated": bool(saturated(sim)),
+    }
+    out.update(slo_figures(ttft, np.where(multi, np.nan_to_num(tpot), -np.inf), d, duration, s))
+    return out
+
+
 def figures(sim: dict, s: Scenario, slo_inputs: list | None = None) -> dict:
     """The ``serving`` section: vLLM's result names and definitions (SPEC 4.6).
 
@@ -105,15 +138,9 @@ def figures(sim: dict, s: Scenario, slo_inputs: list | None = None) -> dict:
        (latency − ttft) / (output − 1) for output > 1; ITL every gap; goodput = requests that
        meet every SLO / duration.
     """
-    send, first, fin = sim["send_s"], sim["first_token_s"], sim["finish_s"]
+    send, first = sim["send_s"], sim["first_token_s"]
     out_tok, in_tok = sim["output_tokens"], sim["prompt_tokens"]
-    ttft = (first - send) / MS
-    e2el = (fin - send) / MS
-    multi = out_tok > 1
-    tpot = np.where(multi, (e2el - ttft) / np.maximum(out_tok - 1, 1), np.nan)
-    t0 = float(np.nanmin(send)) if len(send) else 0.0
-    duration = float(np.nanmax(fin)) - t0 if len(fin) else 0.0
-    duration = max(duration, 1e-12)
+    ttft, e2el, tpot, multi, duration = _request_times(sim)
     n = len(send)
     extra = sim["itl_extra_s"] / MS
     stalled = sim.get("itl_stall_s")

@@ -29,6 +29,7 @@ from model.runfigures import (  # noqa: F401 - re-exported: the simulator's name
     _weighted_percentiles,
     figures,
     saturated,
+    slo_check,
     slo_figures,
     timeline,
 )
@@ -159,10 +160,17 @@ class _Runner:
         fits(self.s, int((self.prompt + self.output).max()))
         self.sm = step_model(self.s)
 
-    def at(self, rate, max_concurrency=None, slo_inputs: list | None = None) -> dict:
+    def _sim(self, rate, max_concurrency=None) -> dict:
         arr = np.zeros(self.n) if rate == "inf" else self.unit / float(rate)
-        wl = Workload(arr, self.prompt, self.output, max_concurrency)
-        return figures(serve(self.s, wl, self.sm), self.s, slo_inputs)
+        return serve(self.s, Workload(arr, self.prompt, self.output, max_concurrency), self.sm)
+
+    def at(self, rate, max_concurrency=None, slo_inputs: list | None = None) -> dict:
+        """The run's figures at ``rate`` (:func:`figures`)."""
+        return figures(self._sim(rate, max_concurrency), self.s, slo_inputs)
+
+    def check(self, rate) -> dict:
+        """What the search reads of the run at ``rate`` (:func:`model.runfigures.slo_check`)."""
+        return slo_check(self._sim(rate), self.s)
 
 
 def _meets(f: dict, s: Scenario) -> bool:
@@ -176,8 +184,8 @@ _MAX_RATE_SIZE = 256
 def max_rate(s: Scenario) -> dict:
     """The capacity search of :func:`capacity`, memoised per scenario (the Serving lens, the
     Scale to zero lens and ``whatif eval`` all ask for it): ``max_request_rate``,
-    ``saturation_request_rate``, ``requests`` per run and the ``light_load`` run's figures
-    (at 1 % of the saturation throughput)."""
+    ``saturation_request_rate``, ``requests`` per run and what the search read of the
+    ``light_load`` run (at 1 % of the saturation throughput; :func:`model.runfigures.slo_check`)."""
     key = search_key(s)
     hit = _MAX_RATE.get(key)
     if hit is not None:
@@ -185,18 +193,18 @@ def max_rate(s: Scenario) -> dict:
         return hit
     n = int(min(s.num_requests, CAPACITY_REQUESTS))
     runner = _Runner(s, n)
-    hi = float(runner.at("inf")["request_throughput"])
+    hi = float(runner.check("inf")["request_throughput"])
     lo = 0.01 * hi
-    f_lo = runner.at(lo)
+    f_lo = runner.check(lo)
     if not _meets(f_lo, s):
         best = 0.0
-    elif _meets(runner.at(hi), s):
+    elif _meets(runner.check(hi), s):
         best = hi
     else:
         a, b = lo, hi
         for _ in range(9):  # 2⁻⁹ of the saturation throughput
             mid = 0.5 * (a + b)
-            if _meets(runner.at(mid), s):
+            if _meets(runner.check(mid), s):
                 a = mid
             else:
                 b = mid
@@ -222,7 +230,7 @@ def meets_at(s: Scenario, rate: float) -> bool:
     hit = _MEETS.get(key)
     if hit is None:
         runner = _Runner(s, int(min(s.num_requests, CAPACITY_REQUESTS)))
-        hit = _meets(runner.at(float(rate)), s)
+        hit = _meets(runner.check(float(rate)), s)
         _remember(_MEETS, key, hit)
     else:
         _MEETS.move_to_end(key)

@@ -647,3 +647,25 @@ def test_a_rate_within_ten_percent_of_capacity_is_warned_about():
     far = _serving_page(scenario="llama-8b-1xh100", request_rate=f"{0.5 * best:.4g}")
     far.run()
     assert not any("Near capacity" in w.value for w in far.warning)
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("request_rate", "10")],
+        [("request_rate", "10"), ("lengths", "random"), ("range_ratio", "0.45")],
+        [("model", "qwen3-30b-a3b"), ("gpus", "1"), ("data_parallel", "2")],
+        [("output_tokens", "1"), ("ttft_slo_ms", "120")],
+    ],
+)
+def test_what_the_search_reads_of_a_run_equals_the_runs_figures(pairs):
+    """The capacity search reads each run through ``slo_check`` (issue 39's speed budget): its
+    values are the full figures', at a light, a busy and an overloaded rate and all at once."""
+    s = scen(*pairs, ("num_requests", "300"))
+    runner = serving._Runner(s, 300)
+    hi = runner.at("inf")["request_throughput"]
+    for rate in ("inf", 0.01 * hi, 0.5 * hi, 1.2 * hi):
+        quick, full = runner.check(rate), runner.at(rate)
+        assert set(quick) < set(full)
+        for key, value in quick.items():
+            assert value == full[key], (rate, key)
