@@ -669,3 +669,23 @@ def test_what_the_search_reads_of_a_run_equals_the_runs_figures(pairs):
         assert set(quick) < set(full)
         for key, value in quick.items():
             assert value == full[key], (rate, key)
+
+
+def test_a_sweep_kept_across_an_slo_change_equals_one_computed_cold():
+    """The sweep's runs are kept without the SLOs (their rates are fractions of the saturation
+    throughput); after an SLO change only goodput and the SLO share are counted again, and
+    they equal a sweep computed from scratch."""
+    s = scen(("request_rate", "6"), ("num_requests", "300"), ("seed", "17"))
+    serving.capacity(s)
+    stricter = s.model_copy(update={"ttft_slo_ms": 150.0, "tpot_slo_ms": 25.0})
+    warm = serving.capacity(stricter)
+    for cache in (serving._MAX_RATE, serving._SWEEPS):
+        cache.clear()
+    cold = serving.capacity(stricter)
+    assert warm["max_request_rate"] == cold["max_request_rate"]
+    for key, values in cold["sweep"].items():
+        np.testing.assert_array_equal(warm["sweep"][key], values, err_msg=key)
+    # and the SLO share did move: the stricter SLOs are met by fewer requests somewhere
+    loose = serving.capacity(s)["sweep"]["slo_met_share"]
+    assert (cold["sweep"]["slo_met_share"] <= loose).all()
+    assert (cold["sweep"]["slo_met_share"] < loose).any()
