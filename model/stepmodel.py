@@ -85,6 +85,7 @@ class StepModel:
         self._dec = self._decode_parts(t)
         self._mix = self._mixed_parts(t)
         self._dec_rows: dict[int, dict] = {}
+        self._mix_rows: dict[int, dict] = {}
 
     # decode-only steps: the terms of model.decode.sweep for every batch n
     def _decode_parts(self, b: np.ndarray) -> dict:
@@ -138,9 +139,18 @@ class StepModel:
             p = self._dec_rows[n] = self._row(self._decode_parts, self._dec, n)
         return p
 
+    def _mix_row(self, tokens: int) -> dict:
+        """The mixed-step terms of ``tokens`` tokens, looked up once per count."""
+        p = self._mix_rows.get(tokens)
+        if p is None:
+            p = self._mix_rows[tokens] = self._row(self._mixed_parts, self._mix, tokens)
+        return p
+
     def _row(self, parts_fn, table: dict, n: int) -> dict:
+        # Python floats (the same doubles): the scheduler's per-step arithmetic on them is
+        # several times faster than on NumPy scalars
         if n < self.size:
-            return {k: v[n] for k, v in table.items()}
+            return {k: float(v[n]) for k, v in table.items()}
         return {k: float(v[0]) for k, v in parts_fn(np.array([float(n)])).items()}
 
     def attended(self, n: int, ctx):
@@ -230,8 +240,9 @@ class StepModel:
         """
         q = self.q  # a decode verifies its k drafts and one more token (speculative)
         tokens = n_dec * q + p_tok
-        p = self._row(self._mixed_parts, self._mix, tokens)
-        ctx_dec = float(self.attended(n_dec, ctx_dec))
+        p = self._mix_row(tokens)
+        if self.window:
+            ctx_dec = float(self.attended(n_dec, ctx_dec))
         t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
         t_cmp = (
             n_dec * q * self.dec_lin_s
