@@ -93,6 +93,43 @@ def main() -> None:
     t = time.perf_counter()
     serving.serving_lens(s.model_copy(update={"seed": 6}))
     print(f"whole lens in this thread, for comparison: {time.perf_counter() - t:.2f} s")
+    page_reactions()
+
+
+#: issue 39's page-level budget: one change at a time on the default scenario (10 req/s)
+PAGE_CHANGES = (
+    ("request_rate", ("7", "7.5", "8"), ()),
+    ("ttft_slo_ms", ("300", "310", "320"), ()),
+    ("prompt_tokens", ("900", "1100", "1200"), ()),
+    ("output_tokens", ("200", "300", "320"), ()),
+    ("range_ratio", ("0.5", "0.4", "0.3"), (("lengths", "random"),)),
+    ("shared_prefix_tokens", ("256", "272", "288"), ()),
+)
+
+
+def page_reactions() -> None:
+    """The Serving page's script run after each change, server side (AppTest, the worker
+    process computing as on the server; best of three values, each not computed before)."""
+    import logging
+
+    from streamlit.testing.v1 import AppTest
+
+    logging.disable(logging.WARNING)  # AppTest's bare-mode warnings
+    at = AppTest.from_file("../pages/2_Serving.py", default_timeout=120)
+    at.query_params["request_rate"] = "10"
+    at.run()
+    for key, values, with_ in PAGE_CHANGES:
+        best = float("inf")
+        for value in values:
+            for k in list(at.query_params):
+                del at.query_params[k]
+            for k, v in (("request_rate", "10"), *with_, (key, value)):
+                at.query_params[k] = v
+            t = time.perf_counter()
+            at.run()
+            best = min(best, time.perf_counter() - t)
+            assert not at.exception, at.exception
+        print(f"Serving page after a change of {key}: {best:.2f} s")
 
 
 if __name__ == "__main__":
