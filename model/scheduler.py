@@ -265,6 +265,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
 
     release(0.0)
     n_entered = 0
+    # each request's lengths as Python ints, read once per request as it enters
+    prompt_of, units_of = prompts.tolist(), np.asarray(units).tolist()
     waiting: deque[_Req] = deque()
     prefilling: list[_Req] = []
     decoding: dict[int, _Req] = {}
@@ -496,7 +498,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     while done < N:
         while n_entered < st["sent"] and entry[n_entered] <= t:
             i = n_entered
-            r = _Req(i, int(prompts[i]), int(units[i]))
+            r = _Req(i, prompt_of[i], units_of[i])
             r.target = r.prompt
             live[i] = r
             waiting.append(r)
