@@ -709,12 +709,12 @@ def serving_lens(s: Scenario) -> dict:
 
 
 def pareto_view(s: Scenario) -> dict:
-    """The Serving page's Pareto front (:func:`pareto`) as a view: ``points``, or ``reason``
-    when the scenario cannot serve."""
+    """The Serving page's Pareto front (:func:`pareto`) as a view: ``points``, or only a
+    ``reason`` when the scenario cannot serve."""
     try:
         return {"points": pareto(s)}
     except DoesNotFit as exc:
-        return {"points": [], "reason": str(exc)}
+        return {"reason": str(exc)}
 
 
 def pareto_key(s: Scenario) -> str:
@@ -730,6 +730,11 @@ def disagg_view(s: Scenario) -> dict:
         return disagg.comparison(s, max_rate)
     except DoesNotFit as exc:
         return {"reason": str(exc)}
+
+
+#: the Serving page's views computed apart from the lens, only while shown, by name: the
+#: worker runs them (ui.serving_worker.view); a bare call (a test, a script) calls them here
+VIEWS = {"disagg": disagg_view, "pareto": pareto_view}
 
 
 # ------------------------------------------------------------------------------- measured runs

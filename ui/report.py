@@ -261,13 +261,12 @@ def build_report(
     ``trace``: the Scale to zero page's uploaded trace (None: the scenario's traffic profile).
     ``plotly_js``: the plotly.js source to inline (default: the installed plotly package's).
     No session here: every input is an argument."""
-    b = baseline
     now = now or dt.datetime.now(dt.UTC)
     if plotly_js is None:
         from plotly.offline import get_plotlyjs
 
         plotly_js = get_plotlyjs()
-    ctx = make_context(s, "report", link, b)
+    ctx = make_context(s, "report", link, baseline)
 
     esc = html.escape
     out = [
@@ -282,7 +281,7 @@ def build_report(
         f'<p class="meta"><b>Scenario:</b> {esc(ctx.label)}</p>',
         f'<p class="meta"><b>Link:</b> <a href="{esc(link, quote=True)}">{esc(link)}</a></p>',
     ]
-    if b is not None:
+    if baseline is not None:
         out.append(f'<p class="meta"><b>Baseline (pinned):</b> {esc(ctx.base_label)}</p>')
     out.append(f'<p class="meta"><b>Made:</b> {esc(now.strftime("%Y-%m-%d %H:%M %Z").strip())}</p>')
     nav = [f'<li><a href="#{lens.key}">{esc(lens.title)}</a></li>' for lens in LENSES]
@@ -292,7 +291,7 @@ def build_report(
 
     index = 0
     for lens in LENSES:
-        base = lens.view(b, lens.compute(b, trace)) if b is not None else None
+        base = lens.view(baseline, lens.compute(baseline, trace)) if baseline is not None else None
         part, index = _lens_html(lens, lens.view(s, lens.compute(s, trace), base), ctx, link, index)
         out += part
 
@@ -302,9 +301,9 @@ def build_report(
     out.append(_sources_html(s))
     out.append('<h2 id="yaml">Scenario YAML</h2>')
     out.append(f"<pre>{esc(yaml_text(s, ctx))}</pre>")
-    if b is not None:
+    if baseline is not None:
         out.append("<h3>Baseline YAML</h3>")
-        out.append(f"<pre>{esc(codecs.to_yaml(b))}</pre>")
+        out.append(f"<pre>{esc(codecs.to_yaml(baseline))}</pre>")
     out.append("</body></html>")
     return "\n".join(out)
 

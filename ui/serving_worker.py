@@ -109,10 +109,8 @@ def _work(raw: dict, kind: str = "lens"):
     s = Scenario.model_validate(raw)
     if kind == "search":  # the capacity search alone (what the Scale to zero lens needs)
         return serving.max_rate(s)
-    if kind == "disagg":  # the Disaggregation view (issue 42 §2), only while it is open
-        return serving.disagg_view(s)
-    if kind == "pareto":  # the Pareto front, only while its tab (or the report) shows it
-        return serving.pareto_view(s)
+    if kind in serving.VIEWS:  # the Disaggregation view, the Pareto front: only while shown
+        return serving.VIEWS[kind](s)
     return serving.serving_lens(s)
 
 
@@ -536,11 +534,9 @@ def search(s: Scenario) -> dict | str | None:
     return found
 
 
+#: the views of model.serving.VIEWS this server has computed: the Disaggregation view reads the
+#: search's keys and the rate it sizes the GPUs for, the Pareto front neither rate nor SLOs
 _views: OrderedDict = OrderedDict()
-#: the views computed apart from the lens, each only while it is shown: the Disaggregation
-#: view (the pools' capacity searches; it reads the search's keys and the rate it sizes the
-#: GPUs for) and the Pareto front (it reads neither the rate nor the SLOs)
-VIEWS = ("disagg", "pareto")
 
 
 def _view_key(kind: str, s: Scenario) -> tuple:
@@ -556,7 +552,7 @@ def view_cached(kind: str, s: Scenario) -> dict | None:
 
 
 def view(kind: str, s: Scenario) -> dict:
-    """The Serving page's view ``kind`` (:data:`VIEWS`) for ``s``: ``disagg``,
+    """The Serving page's view ``kind`` (:data:`model.serving.VIEWS`) for ``s``: ``disagg``,
     :func:`model.serving.disagg_view` (the pools' capacity searches and the aggregated one);
     ``pareto``, :func:`model.serving.pareto_view`. Run in a worker as the lens is, cached;
     ``reason`` instead when it cannot run (a pool's instance does not fit, the server's budget,
@@ -571,7 +567,6 @@ def view(kind: str, s: Scenario) -> dict:
     if serving.search_over_budget(s):
         shown = s.model_copy(update={"disaggregated": True}) if kind == "disagg" else s
         return {
-            "points": [],
             "reason": f"past this shared server's budget; run it on your own machine: "
             f"{serving._cli(shown)}",
         }
@@ -583,9 +578,9 @@ def view(kind: str, s: Scenario) -> dict:
             else _ask(raw, kind, _lane_of(s, search_only=True))
         )
     except WorkerFailed as exc:
-        return {"points": [], "reason": exc.message}  # not kept: a later try may succeed
+        return {"reason": exc.message}  # not kept: a later try may succeed
     except (RuntimeError, ValueError) as exc:  # the core's refusal, in its words
-        return {"points": [], "reason": str(exc)}
+        return {"reason": str(exc)}
     with _lock:
         _views[key] = found
         while len(_views) > CACHE_SIZE:

@@ -472,7 +472,7 @@ def _speculative_note(v: View) -> str | None:
     )
 
 
-#: what the page says while a view is computed, by view (ui.serving_worker.VIEWS)
+#: what the page says while a view is computed, by view (model.serving.VIEWS)
 _VIEW_SPINNERS = {
     "disagg": "Sizing the prefill and decode pools (their capacity searches, and the "
     "aggregated one) in a worker process…",
@@ -485,17 +485,13 @@ def _view(kind: str, v: View) -> dict:
     """A view computed apart from the lens, only when something shows it (a worker computes
     it; cached there): ``disagg``, the Disaggregation view; ``pareto``, the Pareto front."""
     if streamlit_internals.run_context() is None:  # a bare call (tests, a script, the report)
-        return serving.disagg_view(v.s) if kind == "disagg" else serving.pareto_view(v.s)
+        return serving.VIEWS[kind](v.s)
     if serving_worker.view_cached(kind, v.s) is None:
         import streamlit as st
 
         with st.spinner(_VIEW_SPINNERS[kind], show_time=True):
             return serving_worker.view(kind, v.s)
     return serving_worker.view(kind, v.s)
-
-
-def _disagg_view(v: View) -> dict:
-    return _view("disagg", v)
 
 
 def pareto_points(v: View) -> list[dict]:
@@ -506,7 +502,7 @@ def pareto_points(v: View) -> list[dict]:
 def _disagg(v: View):
     if not _fits(v):
         return _empty("Disaggregation: the scenario does not fit")
-    view = _disagg_view(v)
+    view = _view("disagg", v)
     if view.get("reason"):
         return _empty(f"Disaggregation: {plotly_text(view['reason'])}")
     rate = None if v.s.request_rate == "inf" else float(v.s.request_rate)
@@ -516,7 +512,7 @@ def _disagg(v: View):
 def _disagg_note(v: View) -> str | None:
     if not _fits(v):
         return None
-    view = _disagg_view(v)
+    view = _view("disagg", v)
     if view.get("reason"):
         return f"Disaggregation cannot be sized here: {md_escape(view['reason'])}."
     s, pc, best, split = v.s, view["pools"], view["best_split"], view["as_set"]
