@@ -160,6 +160,14 @@ class EngineFigures(BaseModel):
         "a step that admits prefill runs it alone and the decodes wait (SGLang without "
         "--enable-mixed-chunk)",
     )
+    cache_keeps_decoded: bool = Field(
+        True,
+        description="with prefix caching on, a preempted request's generated tokens stay "
+        "cached as its prompt's do (vLLM V1 hashes every block as it fills and frees a "
+        "preempted request as a finished one); false: only the prompt's (SGLang inserts decode "
+        "tokens into its radix tree when a request finishes, and a retracted request frees "
+        "everything past its cached prefix)",
+    )
     moe_bw_efficiency: float | None = Field(None, ge=0.001, le=1)
     moe_flops_efficiency: float | None = Field(
         None,

@@ -10,7 +10,9 @@ times and :mod:`model.workload`'s clients; :mod:`model.runfigures` summarises a 
   admitted only when the blocks for its chunk are free; when a running sequence needs a block
   and none is free, the newest running sequence is preempted: its blocks are freed and it goes
   back to the front of the queue, to be recomputed (prompt and generated tokens prefilled
-  again) when there is room, as vLLM's recompute preemption does;
+  again) when there is room, as vLLM's recompute preemption does; with prefix caching on, its
+  whole blocks stay cached (unreferenced, last in the LRU queue, its last block evicted first),
+  so the recompute skips what was not evicted meanwhile;
 - a step's time is the core's step physics for that mix (:class:`model.stepmodel.StepModel`:
   weights read once, KV read for every sequence's context, the FLOPs of decode and prefill
   tokens at their efficiencies, the all-reduces, launches and host work), so every knob of the
@@ -237,8 +239,16 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     groups, pre_blocks = pc["group"], pc["blocks"]
     g_blocks: dict[int, int] = {}  # group → its prefix blocks in the cache
     g_ref: dict[int, int] = {}  # group → running requests that reference them
-    lru: OrderedDict[int, None] = OrderedDict()  # unreferenced cached groups, oldest first
-    pcs = {"evictable": 0, "hit": 0, "queried": 0}
+    # unreferenced cached groups and preempted requests' blocks (``("r", i)``), oldest first
+    lru: OrderedDict[int | tuple, None] = OrderedDict()
+    pcs = {"evictable": 0, "hit": 0, "queried": 0, "kept_hit": 0}
+    # a preempted request's own whole blocks, kept cached after it is freed (vLLM V1 frees a
+    # preempted request as a finished one; SGLang's radix tree keeps what it inserted): in
+    # ``lru`` as ``("r", i)``, evicted from its last block first, each until taken back
+    keep = bool(s.prefix_caching_on) and not kw.window and ready is None
+    decoded = bool(s.engine_figures.cache_keeps_decoded)  # its generated tokens' too
+    kept: dict[int, int] = {}  # request → its blocks still cached
+    kept_base: dict[int, int] = {}  # request → the shared prefix blocks its own follow
     hit_tokens = np.zeros(N, dtype=np.int64)
 
     send = np.full(N, np.nan)
@@ -247,7 +257,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     finish = np.full(N, np.nan)
     preempted = np.zeros(N, dtype=np.int64)
     conc = wl.max_concurrency
-    st = {"sent": 0, "flight": 0}
+    st = {"sent": 0, "flight": 0, "preempts": 0}
     if conc is None:
         send[:] = wl.arrival_s
         st["sent"] = N
@@ -379,10 +389,40 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
         r.shared = 0
 
     def evict() -> None:
-        """Free the least recently used unreferenced prefixes while the cache is over."""
+        """Free the least recently used unreferenced blocks while the cache is over: a shared
+        prefix whole, a preempted request's from its last block."""
         while lru and used + pcs["evictable"] > cap:
-            grp, _ = lru.popitem(last=False)
-            pcs["evictable"] -= g_blocks.pop(grp)
+            key = next(iter(lru))
+            if type(key) is tuple:
+                i = key[1]
+                drop = min(kept[i], used + pcs["evictable"] - cap)
+                kept[i] -= drop
+                pcs["evictable"] -= drop
+                if kept[i]:
+                    continue
+                del kept[i], lru[key]
+                continue
+            lru.popitem(last=False)
+            pcs["evictable"] -= g_blocks.pop(key)
+
+    def kept_hit(r: _Req, hb: int) -> int:
+        """Blocks of its own a preempted request finds still cached, behind ``hb`` blocks of
+        its group's prefix (a hit stops at the first block missing), leaving at least its last
+        token to compute."""
+        k = kept.get(r.i, 0)
+        if not k or hb != kept_base[r.i]:
+            return 0
+        return max(min(k, (r.target - 1) // B - hb), 0)
+
+    def take_kept(r: _Req, k: int) -> None:
+        nonlocal used
+        left = kept.pop(r.i)
+        del kept_base[r.i]
+        lru.pop(("r", r.i))
+        pcs["evictable"] -= left
+        used += k
+        r.blocks += k
+        pcs["kept_hit"] += k * B
 
     def hit_of(r: _Req) -> int:
         """Whole prefix blocks a request being admitted finds in the cache."""
@@ -440,12 +480,20 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             else:
                 continue
             used -= r.blocks + r.reserve
+            own = (r.computed if decoded else min(r.computed, r.prompt)) // B - r.shared
+            own = own if keep else 0
+            if own > 0:
+                kept[r.i] = own
+                kept_base[r.i] = r.shared
+                lru[("r", r.i)] = None
+                pcs["evictable"] += own
             r.blocks = r.reserve = 0
             unshare(r)
             r.computed = 0
             r.target = r.prompt + r.generated  # recompute prompt and generated tokens
             r.version += 1
             preempted[r.i] += 1
+            st["preempts"] += 1
             waiting.appendleft(r)
             return r
         return None
@@ -520,6 +568,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 or n * q >= budget
                 or cost(waiting[0].computed + min(waiting[0].target, budget - n * q))
                 - hit_of(waiting[0])
+                - (kept_hit(waiting[0], hit_of(waiting[0])) if kept else 0)
                 > cap - used - grow
             )
             horizon = finish_heap[0][0] - g
@@ -582,6 +631,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 continue
 
         # ---- one step: decodes (preempting the newest while the cache is short), then chunks
+        # (a step that preempted admits no waiting request: vLLM V1 ``Scheduler.schedule``
+        # schedules the waiting queue only ``if not preempted_reqs``)
+        n_pre = st["preempts"]
         while n and grow > cap - used:
             if preempt(t) is None:
                 break
@@ -609,10 +661,11 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             r.blocks += extra
             sched.append((r, r.computed, c))
             left -= c
-        while waiting and left > 0 and n + len(prefilling) < max_seqs:
+        while waiting and left > 0 and n + len(prefilling) < max_seqs and st["preempts"] == n_pre:
             r = waiting[0]
             hb = hit_of(r)
-            start = r.computed + hb * B
+            kb = kept_hit(r, hb) if kept and r.i in kept else 0
+            start = r.computed + (hb + kb) * B
             if ready is not None and not r.computed and not preempted[r.i]:
                 # its prompt's KV came from a prefill instance: blocks are allocated for it
                 # and only the rest (the last prompt token, for the logits) is computed
@@ -620,8 +673,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             c = min(r.target - start, left)
             # a hit's blocks are already in the cache: only the rest is allocated (an
             # unreferenced cached prefix is counted free until it is referenced again)
-            extra = cost(start + c) - r.blocks - hb
+            extra = cost(start + c) - r.blocks - hb - kb
             held = 0 if not hb or g_ref.get(int(groups[r.i]), 0) else g_blocks[int(groups[r.i])]
+            held += kb
             spec = int(reserve[r.i]) if reserve is not None else 0
             if extra + held + spec > cap - used - grow:
                 break
@@ -630,6 +684,12 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 pcs["queried"] += r.target
             if hb:
                 take_hit(r, hb)
+            if kb:
+                take_kept(r, kb)
+            elif kept and r.i in kept:  # its cached blocks no longer line up: all recomputed
+                drop = kept.pop(r.i)
+                del kept_base[r.i], lru[("r", r.i)]
+                pcs["evictable"] -= drop
             r.computed = start
             used += extra + spec
             r.blocks += extra
@@ -730,6 +790,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             "prefix_hit_tokens": hit_tokens,
             "prefix_cache_queried_tokens": int(pcs["queried"]),
             "prefix_cache_hit_tokens": int(pcs["hit"]),
+            # prompt and generated tokens a preempted request found still cached on its return
+            "preempt_cached_tokens": int(pcs["kept_hit"]),
             "prefix_caching": bool(pc["on"]),
             "first_token_s": first,
             "finish_s": finish,

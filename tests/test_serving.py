@@ -193,6 +193,27 @@ def test_a_full_cache_preempts_and_recomputes():
     assert f["peak_kv_cache_usage"] <= 1.0
 
 
+def test_a_preempted_request_recomputes_only_what_was_evicted():
+    """With prefix caching on, a preempted request's whole blocks stay cached (vLLM V1 frees
+    it as a finished request: docs/design/prefix_caching.md), so its recompute skips what was
+    not evicted meanwhile; with it off, everything is prefilled again."""
+    base = (("scenario", "seed-3b-4090"), ("gpu_memory_utilization", 0.5))
+    wl = wl_fixed(400, "inf", 2000, 1500)
+    on = serving.run(scen(*base, ("prefix_caching", "true")), wl)
+    off = serving.run(scen(*base, ("prefix_caching", "false")), wl)
+    f_on, f_off = on["figures"], off["figures"]
+    assert f_on["completed"] == f_off["completed"] == 400
+    assert f_off["preemptions"] > 0 and off["sim"]["preempt_cached_tokens"] == 0
+    cached = on["sim"]["preempt_cached_tokens"]
+    assert cached > 0 and cached % 16 == 0  # whole blocks only
+    # at most what the preempted requests held: prompt and generated tokens, less the last
+    assert cached <= f_on["preemptions"] * (2000 + 1500 - 1)
+    # a shorter recompute never makes the run slower
+    assert f_on["duration"] <= f_off["duration"] * (1 + 1e-9)
+    # the prefix cache's own hit rate counts shared prefixes only (none here)
+    assert f_on["prefix_cache_hit_rate"] == 0.0
+
+
 # ------------------------------------------------------------------ capacity
 
 
