@@ -58,7 +58,7 @@ BLOCK_TOKENS = 16  # vLLM's default KV block size [tokens]
 # ------------------------------------------------------------------------------- the server
 
 
-@dataclass
+@dataclass(slots=True, eq=False)  # compared by identity (each request is one object)
 class _Req:
     i: int
     prompt: int
@@ -270,9 +270,11 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             send[k] = max(wl.arrival_s[k], now)
             fe["free"] = max(send[k], fe["free"]) + fe_svc[k]
             entry[k] = fe["free"] + fe_lat[k]
+            entry_l[k] = float(entry[k])
             st["sent"] += 1
             st["flight"] += 1
 
+    entry_l = entry.tolist()  # read on the hot path as Python floats (the same doubles)
     release(0.0)
     n_entered = 0
     # each request's lengths as Python ints, read once per request as it enters
@@ -544,7 +546,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             retire(r, now)
 
     while done < N:
-        while n_entered < st["sent"] and entry[n_entered] <= t:
+        while n_entered < st["sent"] and entry_l[n_entered] <= t:
             i = n_entered
             r = _Req(i, prompt_of[i], units_of[i])
             r.target = r.prompt
@@ -552,7 +554,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             waiting.append(r)
             n_entered += 1
         if not decoding and not prefilling and not waiting:
-            t = max(t, entry[n_entered])  # idle until the next request arrives
+            t = max(t, entry_l[n_entered])  # idle until the next request arrives
             continue
         if ready is not None and waiting:
             admit_ready()
@@ -585,7 +587,7 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             if blocked and k_fit > 0:
                 k = k_fit
                 nxt = (
-                    entry[n_entered]
+                    entry_l[n_entered]
                     if not waiting and n < max_seqs and n_entered < st["sent"]
                     else None
                 )
@@ -624,7 +626,8 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
                 ctx_sum += n * k
                 g += k
                 t = t_end
-                finish_due(t)
+                if finish_heap and finish_heap[0][0] <= g:
+                    finish_due(t)
                 release(t)
                 if lru:
                     evict()
@@ -702,16 +705,20 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
             left -= c
         if not sched and not n:  # nothing fits now: wait for the next arrival
             if n_entered < st["sent"]:
-                t = max(t, entry[n_entered])
+                t = max(t, entry_l[n_entered])
                 continue
             raise ValueError("a request does not fit the KV cache")  # check_fits rules it out
-        p_tok = sum(c for _, _, c in sched)
+        p_tok = 0
+        for _, _, c in sched:
+            p_tok += c
         ctx_dec = ctx_sum + n
         alone = bool(p_tok) and not mixed  # a prefill step the decodes sit out
         if p_tok:
-            parts = [sm.chunk_attended(c, a) for _, a, c in sched]
-            p_attn = sum(x for x, _ in parts)
-            p_kv = sum(y for _, y in parts)
+            p_attn = p_kv = 0  # summed in order, as sum() does
+            for _, a, c in sched:
+                x, y = sm.chunk_attended(c, a)
+                p_attn += x
+                p_kv += y
             dt = sm.mixed(0 if alone else n, 0.0 if alone else ctx_dec, p_tok, p_attn, p_kv)
         else:
             dt = float(sm.decode(n, np.array([ctx_dec], dtype=float))[0])

@@ -85,6 +85,9 @@ class StepModel:
         self._dec = self._decode_parts(t)
         self._mix = self._mixed_parts(t)
         self._dec_rows: dict[int, dict] = {}
+        self._aff_rows: dict[int, tuple] = {}  # decode_affine's terms by batch
+        self._mix_terms: dict[int, tuple] = {}  # mixed()'s terms by token count
+        self._plain_launch = s.launch_model != "pipelined"
         self._mix_rows: dict[int, dict] = {}
 
     # decode-only steps: the terms of model.decode.sweep for every batch n
@@ -191,6 +194,37 @@ class StepModel:
         within them (each step is then evaluated by :meth:`decode`). Exact: each term is affine
         in the context, and one term of a max stays the larger over an interval when it is at
         both ends."""
+        if not self.window and self._plain_launch:  # the hot path: no window, launches serial
+            row = self._aff_rows.get(n)
+            if row is None:
+                p = self._dec_row(n)
+                row = self._aff_rows[n] = (
+                    p["w_s"],
+                    p["lin_s"],
+                    p["attn_scale"] * self.dec_attn_s,
+                    p["comm_s"],
+                    p["launch_s"],
+                    p["host_s"],
+                    n * self.api_s,
+                )
+            w, lin, att, comm, launch, host, api = row
+            kv = self.kv_s_per_tok
+            last = ctx0 + slope * (k - 1)
+            m0, m1 = w + ctx0 * kv, w + last * kv
+            c0, c1 = lin + ctx0 * att, lin + last * att
+            if (m0 >= c0) != (m1 >= c1):
+                return None
+            a, b = (m0, kv * slope) if m0 >= c0 else (c0, att * slope)
+            a = a + comm
+            a, b = float(a + launch + host), float(b)
+            if api <= 0:  # the API server's pace (_api_bound), inline on the hot path
+                return a, b
+            last = a + b * (k - 1)
+            if api <= min(a, last):
+                return a, b
+            if api >= max(a, last):
+                return float(api), 0.0
+            return None
         p = self._dec_row(n)
         last = ctx0 + slope * (k - 1)
         if self.window and n > 0:
@@ -240,21 +274,25 @@ class StepModel:
         """
         q = self.q  # a decode verifies its k drafts and one more token (speculative)
         tokens = n_dec * q + p_tok
-        p = self._mix_row(tokens)
+        row = self._mix_terms.get(tokens)
+        if row is None:
+            p = self._mix_row(tokens)
+            row = self._mix_terms[tokens] = (p["w_s"], p["moe_s"], p["comm_s"], p["launch_s"])
+        w, moe, comm, launch = row
         if self.window:
             ctx_dec = float(self.attended(n_dec, ctx_dec))
-        t_mem = p["w_s"] + (ctx_dec + p_kv) * self.kv_s_per_tok
+        t_mem = w + (ctx_dec + p_kv) * self.kv_s_per_tok
         t_cmp = (
             n_dec * q * self.dec_lin_s
             + ctx_dec * q * self.dec_attn_s
             + p_tok * self.pre_lin_s
             + p_attn * self.pre_attn_s
-            + p["moe_s"]
+            + moe
         )
-        t_gpu = max(t_mem, t_cmp) + p["comm_s"]
+        t_gpu = max(t_mem, t_cmp) + comm
         # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
         host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
-        return float(max(max(t_gpu, p["launch_s"]) + host, n_dec * self.api_s))
+        return float(max(max(t_gpu, launch) + host, n_dec * self.api_s))
 
 
 def _moe(s: Scenario, tokens) -> np.ndarray:
