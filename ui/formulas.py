@@ -267,7 +267,9 @@ def serving_formulas() -> None:
             "`max_num_seqs` sequences. The KV cache (the Roofline lens's capacity) is paged in "
             "16-token blocks; a waiting request is admitted only when its chunk's blocks are "
             "free, and when a running sequence needs a block that is not free the newest one is "
-            "preempted and later recomputed (Kwon et al., SOSP 2023; vLLM's scheduler)."
+            "preempted and later recomputed (Kwon et al., SOSP 2023; vLLM's scheduler); with "
+            "prefix caching on, its whole blocks stay cached until evicted, so the recompute "
+            "skips what is still there, and a step that preempted admits no waiting request."
         )
         st.markdown("**A step's time** for d decodes with contexts c_i and prefill chunks p_j:")
         st.latex(

@@ -198,7 +198,9 @@ RUN = Metrics(
             "serving.preemptions",
             show=_count,
             when=_fits,
-            help="Running requests evicted when the KV cache ran out, then recomputed.",
+            help="Running requests evicted when the KV cache ran out, then recomputed; with "
+            "prefix caching on, a recompute skips the blocks still cached (vLLM keeps a "
+            "preempted request's blocks until they are evicted, SGLang its prompt's).",
         ),
     ),
 )
