@@ -194,38 +194,18 @@ class StepModel:
         within them (each step is then evaluated by :meth:`decode`). Exact: each term is affine
         in the context, and one term of a max stays the larger over an interval when it is at
         both ends."""
-        if not self.window and self._plain_launch:  # the hot path: no window, launches serial
-            row = self._aff_rows.get(n)
-            if row is None:
-                p = self._dec_row(n)
-                row = self._aff_rows[n] = (
-                    p["w_s"],
-                    p["lin_s"],
-                    p["attn_scale"] * self.dec_attn_s,
-                    p["comm_s"],
-                    p["launch_s"],
-                    p["host_s"],
-                    n * self.api_s,
-                )
-            w, lin, att, comm, launch, host, api = row
-            kv = self.kv_s_per_tok
-            last = ctx0 + slope * (k - 1)
-            m0, m1 = w + ctx0 * kv, w + last * kv
-            c0, c1 = lin + ctx0 * att, lin + last * att
-            if (m0 >= c0) != (m1 >= c1):
-                return None
-            a, b = (m0, kv * slope) if m0 >= c0 else (c0, att * slope)
-            a = a + comm
-            a, b = float(a + launch + host), float(b)
-            if api <= 0:  # the API server's pace (_api_bound), inline on the hot path
-                return a, b
-            last = a + b * (k - 1)
-            if api <= min(a, last):
-                return a, b
-            if api >= max(a, last):
-                return float(api), 0.0
-            return None
-        p = self._dec_row(n)
+        row = self._aff_rows.get(n)
+        if row is None:  # the terms of batch n as a tuple, looked up once (the hot path)
+            p = self._dec_row(n)
+            row = self._aff_rows[n] = (
+                p["w_s"],
+                p["lin_s"],
+                p["attn_scale"] * self.dec_attn_s,
+                p["comm_s"],
+                p["launch_s"],
+                p["host_s"],
+            )
+        w, lin, att, comm, launch, host = row
         last = ctx0 + slope * (k - 1)
         if self.window and n > 0:
             kink = n * self.window  # below it every layer reads the whole context
@@ -234,21 +214,20 @@ class StepModel:
             slope = slope * (1.0 if last <= kink else 1.0 - self.window_frac)
             ctx0 = float(self.attended(n, ctx0))
             last = ctx0 + slope * (k - 1)
-        att = p["attn_scale"] * self.dec_attn_s
-        m0, m1 = p["w_s"] + ctx0 * self.kv_s_per_tok, p["w_s"] + last * self.kv_s_per_tok
-        c0, c1 = p["lin_s"] + ctx0 * att, p["lin_s"] + last * att
+        kv = self.kv_s_per_tok
+        m0, m1 = w + ctx0 * kv, w + last * kv
+        c0, c1 = lin + ctx0 * att, lin + last * att
         if (m0 >= c0) != (m1 >= c1):
             return None
-        a, b = (m0, self.kv_s_per_tok * slope) if m0 >= c0 else (c0, att * slope)
-        a = a + p["comm_s"]
-        if self.s.launch_model == "pipelined":
-            la = p["launch_s"]
-            if (a >= la) != (a + b * (k - 1) >= la):
+        a, b = (m0, kv * slope) if m0 >= c0 else (c0, att * slope)
+        a = a + comm
+        if not self._plain_launch:  # pipelined launches: the step is the longer of the two
+            if (a >= launch) != (a + b * (k - 1) >= launch):
                 return None
-            if a < la:
-                a, b = la, 0.0
-            return self._api_bound(n, float(a + p["host_s"]), float(b), k)
-        return self._api_bound(n, float(a + p["launch_s"] + p["host_s"]), float(b), k)
+            if a < launch:
+                a, b = launch, 0.0
+            return self._api_bound(n, float(a + host), float(b), k)
+        return self._api_bound(n, float(a + launch + host), float(b), k)
 
     def _api_bound(self, n: int, a: float, b: float, k: int):
         """``(a, b)`` of :meth:`decode_affine` under the API server's pace: steps that stream
