@@ -64,6 +64,15 @@ DECODE_FAMILIES = (
     "decode step: AMD MI300X",
 )
 
+#: the serving rows again by the kind of figure (issue 39: TTFT, TPOT/ITL, throughput, E2E),
+#: whatever the load; each serving figure falls in one
+SERVING_METRICS = (
+    "serving: time to first token",
+    "serving: TPOT and ITL",
+    "serving: throughput",
+    "serving: end-to-end latency",
+)
+
 #: the categories each lens's figures fall in (the panel beside its assumption line)
 LENS_CATEGORIES = {
     "roofline": ("decode step", *DECODE_FAMILIES, "memory"),
@@ -74,6 +83,7 @@ LENS_CATEGORIES = {
         "serving, concurrency 1",
         "serving, light load",
         "serving, saturation",
+        *SERVING_METRICS,
         "time to first token",
     ),
 }
@@ -123,7 +133,8 @@ def headline(categories) -> str:
     category named, with the count of measurements."""
     acc = accuracy()
     parts = []
-    for name in [c for c in categories if c not in DECODE_FAMILIES]:  # the panel has those
+    # the panel has the finer splits; the line keeps to the categories they split
+    for name in [c for c in categories if c not in (*DECODE_FAMILIES, *SERVING_METRICS)]:
         cat = acc.categories.get(name)
         if cat is None or not cat.in_sample.n:
             continue

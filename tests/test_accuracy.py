@@ -129,3 +129,28 @@ def test_the_decode_figure_is_split_by_the_kind_of_run():
     at.run()
     frames = [df.value for df in at.dataframe if df.value is not None]
     assert any(set(accuracy.DECODE_FAMILIES) <= set(f.index) for f in frames)
+
+
+def test_the_serving_figure_is_split_by_the_kind_of_figure_too():
+    # issue 39 reports TTFT, TPOT/ITL, throughput and end-to-end latency apart: every serving
+    # figure falls in exactly one kind, so the kinds add up to the load classes
+    acc = accuracy.accuracy()
+    classes = [
+        acc.categories[f"serving, {c}"] for c in ("concurrency 1", "light load", "saturation")
+    ]
+    kinds = [acc.categories[name] for name in accuracy.SERVING_METRICS]
+    for split in ("in_sample", "held_out"):
+        assert sum(getattr(k, split).n for k in kinds) == sum(getattr(c, split).n for c in classes)
+    # the lens's one-line headline keeps to the load classes; the panel has the kinds
+    line = accuracy.headline(accuracy.LENS_CATEGORIES["serving"])
+    assert "serving, saturation" in line and "TPOT and ITL" not in line
+    assert set(accuracy.SERVING_METRICS) <= set(accuracy.LENS_CATEGORIES["serving"])
+
+
+def test_a_result_name_the_table_does_not_compare_is_refused():
+    from tools.published_serving import serving_metric
+
+    assert serving_metric("p99_itl_ms") == "serving: TPOT and ITL"
+    assert serving_metric("total_token_throughput") == "serving: throughput"
+    with pytest.raises(ValueError, match="goodput"):
+        serving_metric("goodput")

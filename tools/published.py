@@ -14,14 +14,14 @@ from pathlib import Path
 from statistics import median
 
 from model import engines
-from model.accuracy import DECODE_FAMILIES
+from model.accuracy import DECODE_FAMILIES, SERVING_METRICS
 from model.errors import ScenarioError
 from model.evaluate import evaluate
 from model.overrides import resolve
 from model.presets import hardware_presets, model_presets
 from model.request import batch_e2e_s
 from tools import published_serving
-from tools.published_serving import prefix_cached_tokens
+from tools.published_serving import prefix_cached_tokens, serving_metric
 
 TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_measurements.csv"
 
@@ -253,6 +253,18 @@ def accuracy(records: list[dict] | None = None) -> dict:
                 {"error": abs(r["error"]), "split": "fit", "in_range": None}
                 for r in serving
                 if "metric" in r and r["held_out"] == held and r["class"] == cls
+            ]
+            split[name] = stats(recs)
+            if held:
+                split[name]["fitted"] = 0
+        out["categories"][cat] = split
+    for cat in SERVING_METRICS:
+        split = {}
+        for held, name in ((False, "in_sample"), (True, "held_out")):
+            recs = [
+                {"error": abs(r["error"]), "split": "fit", "in_range": None}
+                for r in serving
+                if "metric" in r and r["held_out"] == held and serving_metric(r["metric"]) == cat
             ]
             split[name] = stats(recs)
             if held:

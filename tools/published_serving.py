@@ -193,6 +193,24 @@ def derive_frontend_ms() -> float:
     return max(0.0, median(gaps)) if gaps else 0.0
 
 
+def serving_metric(metric: str) -> str:
+    """The kind of figure a ``vllm bench serve`` result name is
+    (:data:`model.accuracy.SERVING_METRICS`): TTFT, TPOT and ITL, throughput (requests,
+    output or total tokens per second) or end-to-end latency."""
+    from model.accuracy import SERVING_METRICS
+
+    ttft, tpot, throughput, e2e = SERVING_METRICS
+    if metric.endswith("_ttft_ms"):
+        return ttft
+    if metric.endswith(("_tpot_ms", "_itl_ms")):
+        return tpot
+    if metric.endswith("_throughput"):
+        return throughput
+    if metric.endswith("_e2el_ms"):
+        return e2e
+    raise ValueError(f"{metric!r} is not a serving figure this table compares")
+
+
 def summary(records: list[dict]) -> dict:
     """Median |error| per load class, for the fitting runs and the held-out runs apart."""
     out = {}
@@ -205,7 +223,21 @@ def summary(records: list[dict]) -> dict:
             ]
             key = f"{'held out' if split else 'fitting'} · {cls}"
             out[key] = (median(errs), len(errs)) if errs else (None, 0)
+        for kind in dict.fromkeys(serving_metric(r["metric"]) for r in records if "metric" in r):
+            errs = [
+                abs(r["error"])
+                for r in records
+                if "metric" in r and r["held_out"] == split and serving_metric(r["metric"]) == kind
+            ]
+            key = f"{'held out' if split else 'fitting'} · {kind.removeprefix('serving: ')}"
+            out[key] = (median(errs), len(errs)) if errs else (None, 0)
     return out
+
+
+def worst(records: list[dict], n: int = 10, held: bool = True) -> list[dict]:
+    """The ``n`` figures furthest off (by |error|) of one split, worst first."""
+    rows = [r for r in records if "metric" in r and r["held_out"] == held]
+    return sorted(rows, key=lambda r: -abs(r["error"]))[:n]
 
 
 if __name__ == "__main__":
@@ -222,6 +254,13 @@ if __name__ == "__main__":
             print(
                 f"{r['run']:<48} {r['metric']:<22} {r['measured']:>10.4g} {r['modelled']:>10.4g} "
                 f"{r['error']:+7.0%} {r['class']}{' (held out)' if r['held_out'] else ''}"
+            )
+    for held in (False, True):
+        print(f"worst figures, {'held out' if held else 'fitting'}:")
+        for r in worst(recs, 10, held):
+            print(
+                f"  {r['run']:<60} {r['metric']:<22} {r['measured']:>10.4g} "
+                f"{r['modelled']:>10.4g} {r['error']:+7.0%} {r['class']}"
             )
     for key, (err, n) in summary(recs).items():
         print(f"{key:<32} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")
