@@ -244,27 +244,18 @@ def accuracy(records: list[dict] | None = None) -> dict:
             "in_sample": stats([r for r in recs if r["split"] != "held_out"]),
             "held_out": stats([r for r in recs if r["split"] == "held_out"]),
         }
-    serving = published_serving.compare()
-    for cls in ("concurrency 1", "light load", "saturation"):
-        cat = f"serving, {cls}"
+    serving = [r for r in published_serving.compare() if "metric" in r]
+    # the serving figures by load class, then again by kind of figure (each falls in one of each)
+    groups = [(f"serving, {c}", "class", c) for c in ("concurrency 1", "light load", "saturation")]
+    groups += [(kind, "kind", kind) for kind in SERVING_METRICS]
+    for cat, field, value in groups:
         split = {}
         for held, name in ((False, "in_sample"), (True, "held_out")):
             recs = [
                 {"error": abs(r["error"]), "split": "fit", "in_range": None}
                 for r in serving
-                if "metric" in r and r["held_out"] == held and r["class"] == cls
-            ]
-            split[name] = stats(recs)
-            if held:
-                split[name]["fitted"] = 0
-        out["categories"][cat] = split
-    for cat in SERVING_METRICS:
-        split = {}
-        for held, name in ((False, "in_sample"), (True, "held_out")):
-            recs = [
-                {"error": abs(r["error"]), "split": "fit", "in_range": None}
-                for r in serving
-                if "metric" in r and r["held_out"] == held and serving_metric(r["metric"]) == cat
+                if r["held_out"] == held
+                and (r["class"] if field == "class" else serving_metric(r["metric"])) == value
             ]
             split[name] = stats(recs)
             if held:

@@ -25,6 +25,7 @@ from pathlib import Path
 from statistics import median
 
 from model import serving
+from model.accuracy import SERVING_METRICS
 from model.overrides import resolve
 
 TABLE = Path(__file__).parent.parent / "tests" / "data" / "published_serving.csv"
@@ -197,8 +198,6 @@ def serving_metric(metric: str) -> str:
     """The kind of figure a ``vllm bench serve`` result name is
     (:data:`model.accuracy.SERVING_METRICS`): TTFT, TPOT and ITL, throughput (requests,
     output or total tokens per second) or end-to-end latency."""
-    from model.accuracy import SERVING_METRICS
-
     ttft, tpot, throughput, e2e = SERVING_METRICS
     if metric.endswith("_ttft_ms"):
         return ttft
@@ -212,24 +211,22 @@ def serving_metric(metric: str) -> str:
 
 
 def summary(records: list[dict]) -> dict:
-    """Median |error| per load class, for the fitting runs and the held-out runs apart."""
+    """Median |error| per load class and per kind of figure (:func:`serving_metric`), for the
+    fitting runs and the held-out runs apart."""
+    figures = [r for r in records if "metric" in r]
+    groups = [
+        (cls, lambda r, c=cls: r["class"] == c)
+        for cls in ("concurrency 1", "light load", "saturation")
+    ]
+    groups += [
+        (kind.removeprefix("serving: "), lambda r, k=kind: serving_metric(r["metric"]) == k)
+        for kind in SERVING_METRICS
+    ]
     out = {}
     for split in (False, True):
-        for cls in ("concurrency 1", "light load", "saturation"):
-            errs = [
-                abs(r["error"])
-                for r in records
-                if "metric" in r and r["held_out"] == split and r["class"] == cls
-            ]
-            key = f"{'held out' if split else 'fitting'} · {cls}"
-            out[key] = (median(errs), len(errs)) if errs else (None, 0)
-        for kind in dict.fromkeys(serving_metric(r["metric"]) for r in records if "metric" in r):
-            errs = [
-                abs(r["error"])
-                for r in records
-                if "metric" in r and r["held_out"] == split and serving_metric(r["metric"]) == kind
-            ]
-            key = f"{'held out' if split else 'fitting'} · {kind.removeprefix('serving: ')}"
+        for name, belongs in groups:
+            errs = [abs(r["error"]) for r in figures if r["held_out"] == split and belongs(r)]
+            key = f"{'held out' if split else 'fitting'} · {name}"
             out[key] = (median(errs), len(errs)) if errs else (None, 0)
     return out
 
