@@ -154,3 +154,49 @@ def test_a_result_name_the_table_does_not_compare_is_refused():
     assert serving_metric("total_token_throughput") == "serving: throughput"
     with pytest.raises(ValueError, match="goodput"):
         serving_metric("goodput")
+
+
+def test_the_serving_figures_are_also_split_by_source_family():
+    # GPUStack's pages hold most of the table, so the printout also says how the figures of the
+    # other sources fare; hand-made records: the families and classes partition each split
+    from tools.published_serving import by_source, source_family
+
+    assert source_family("gpustack-qwen3-14b-h100-vllm-bf16-default-sgpt-L89") == "GPUStack"
+    assert source_family("nim180-2xh100-llama33-70b-fp8-5000x500-c50") == "other sources"
+    recs = [
+        {
+            "run": "gpustack-a",
+            "metric": "p99_itl_ms",
+            "error": 0.5,
+            "class": "saturation",
+            "held_out": True,
+        },
+        {
+            "run": "gpustack-b",
+            "metric": "mean_ttft_ms",
+            "error": -0.1,
+            "class": "light load",
+            "held_out": True,
+        },
+        {
+            "run": "vx-c",
+            "metric": "output_throughput",
+            "error": 0.3,
+            "class": "saturation",
+            "held_out": True,
+        },
+        {
+            "run": "vx-d",
+            "metric": "output_throughput",
+            "error": -0.2,
+            "class": "saturation",
+            "held_out": False,
+        },
+        {"run": "vx-e", "skipped": "does not fit"},
+    ]
+    out = by_source(recs)
+    assert out["held out · GPUStack · all"] == (pytest.approx(0.3), 2)
+    assert out["held out · GPUStack · saturation"] == (pytest.approx(0.5), 1)
+    assert out["held out · other sources · saturation"] == (pytest.approx(0.3), 1)
+    assert out["fitting · other sources · all"] == (pytest.approx(0.2), 1)
+    assert out["fitting · GPUStack · all"] == (None, 0)

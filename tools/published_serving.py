@@ -86,6 +86,14 @@ def engine_of(row: dict) -> str | None:
     return engines.banded(ident, release)
 
 
+def server_settings(text: str) -> list[tuple[str, str]]:
+    """``set:key=value`` in a row's notes: a server flag the run states that the Serving lens
+    has a public key for (``--max-num-seqs 32`` -> ``set:max_num_seqs=32``,
+    ``--no-enable-prefix-caching`` -> ``set:prefix_caching=false``), so the run is simulated
+    as it was served; the keys are validated like any ``--set``."""
+    return re.findall(r"\bset:([a-z_]+)=([^\s;,()]+)", text)
+
+
 def lengths_of(row: dict) -> list[tuple[str, str]]:
     """``lengths=random`` with the run's range ratio where the random dataset drew lengths
     around the stated ones; otherwise the fixed (or mean) lengths."""
@@ -142,6 +150,7 @@ def scenario_of(row: dict, **extra):
         ("num_requests", str(min(max(n, 8), 1000))),
         *([("engine", engine_of(row))] if engine_of(row) else []),
         *lengths_of(row),
+        *server_settings(row.get("notes") or ""),
         *[(k, str(v)) for k, v in extra.items()],
     ]
     return resolve(pairs, strict=True)[0]
@@ -231,6 +240,31 @@ def summary(records: list[dict]) -> dict:
     return out
 
 
+def source_family(run_id: str) -> str:
+    """GPUStack's performance-lab pages, which hold most of the table, or the other sources:
+    the split that shows whether a figure holds beyond the one lab that dominates the table."""
+    return "GPUStack" if run_id.startswith("gpustack-") else "other sources"
+
+
+def by_source(records: list[dict]) -> dict:
+    """Median |error| and figure count per (split, source family, load class)."""
+    figures = [r for r in records if "metric" in r]
+    out = {}
+    for split in (False, True):
+        for fam in ("GPUStack", "other sources"):
+            for cls in ("all", "concurrency 1", "light load", "saturation"):
+                errs = [
+                    abs(r["error"])
+                    for r in figures
+                    if r["held_out"] == split
+                    and source_family(r["run"]) == fam
+                    and cls in ("all", r["class"])
+                ]
+                key = f"{'held out' if split else 'fitting'} · {fam} · {cls}"
+                out[key] = (median(errs), len(errs)) if errs else (None, 0)
+    return out
+
+
 def worst(records: list[dict], n: int = 10, held: bool = True) -> list[dict]:
     """The ``n`` figures furthest off (by |error|) of one split, worst first."""
     rows = [r for r in records if "metric" in r and r["held_out"] == held]
@@ -261,3 +295,6 @@ if __name__ == "__main__":
             )
     for key, (err, n) in summary(recs).items():
         print(f"{key:<32} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")
+    print("by source:")
+    for key, (err, n) in by_source(recs).items():
+        print(f"  {key:<46} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")
