@@ -200,3 +200,22 @@ def test_the_serving_figures_are_also_split_by_source_family():
     assert out["held out · other sources · saturation"] == (pytest.approx(0.3), 1)
     assert out["fitting · other sources · all"] == (pytest.approx(0.2), 1)
     assert out["fitting · GPUStack · all"] == (None, 0)
+
+
+def test_a_server_flag_a_run_states_is_simulated():
+    # issue 17788's server ran --max-num-seqs 32: its notes say set:max_num_seqs=32, and the
+    # comparison must simulate that cap, not the release's default of 1024
+    from tools.published_serving import runs, scenario_of, server_settings
+
+    assert server_settings("a; set:max_num_seqs=32 (--max-num-seqs 32); b") == [
+        ("max_num_seqs", "32")
+    ]
+    assert server_settings("no flags here; max_num_seqs=32") == []
+    row = runs()["vx-is17788-qwen3-32b-h100nvl-sgpt-flood"][0]
+    assert scenario_of(row).max_num_seqs == 32
+    plain = dict(row, notes=row["notes"].replace("set:max_num_seqs=32", ""))
+    assert scenario_of(plain).max_num_seqs != 32
+    # a flag is validated like any --set: a bad value names its key
+    bad = dict(row, notes=row["notes"] + "; set:max_num_seqs=-3")
+    with pytest.raises(ValueError, match="max_num_seqs"):
+        scenario_of(bad)
