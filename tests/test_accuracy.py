@@ -219,3 +219,13 @@ def test_a_server_flag_a_run_states_is_simulated():
     bad = dict(row, notes=row["notes"] + "; set:max_num_seqs=-3")
     with pytest.raises(ValueError, match="max_num_seqs"):
         scenario_of(bad)
+
+
+def test_a_published_run_is_simulated_with_all_its_requests():
+    # a flood's TTFT is its queue: the 3,000-request SGLang flood must not be cut to 1,000
+    from tools.published_serving import MAX_SIMULATED_REQUESTS, runs, scenario_of
+
+    row = runs()["sx-dc-l70b-h200x4-r1k1k-flood"][0]
+    assert row["num_requests"] == "3000"
+    assert scenario_of(row).num_requests == 3000
+    assert scenario_of(dict(row, num_requests="10000000")).num_requests == MAX_SIMULATED_REQUESTS
