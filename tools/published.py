@@ -246,7 +246,7 @@ def accuracy(records: list[dict] | None = None) -> dict:
         }
     serving = [r for r in published_serving.compare() if "metric" in r]
     # the serving figures by load class, then again by kind of figure (each falls in one of each)
-    groups = [(f"serving, {c}", "class", c) for c in ("concurrency 1", "light load", "saturation")]
+    groups = [(f"serving, {c}", "class", c) for c in published_serving.LOAD_CLASSES]
     groups += [(kind, "kind", kind) for kind in SERVING_METRICS]
     for cat, field, value in groups:
         split = {}

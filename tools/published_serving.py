@@ -225,18 +225,10 @@ def serving_metric(metric: str) -> str:
     raise ValueError(f"{metric!r} is not a serving figure this table compares")
 
 
-def summary(records: list[dict]) -> dict:
-    """Median |error| per load class and per kind of figure (:func:`serving_metric`), for the
-    fitting runs and the held-out runs apart."""
+def medians(records: list[dict], groups: list) -> dict:
+    """Median |error| and figure count of each ``(name, belongs)`` group, for the fitting runs
+    and the held-out runs apart (keys ``"fitting · name"``, ``"held out · name"``)."""
     figures = [r for r in records if "metric" in r]
-    groups = [
-        (cls, lambda r, c=cls: r["class"] == c)
-        for cls in ("concurrency 1", "light load", "saturation")
-    ]
-    groups += [
-        (kind.removeprefix("serving: "), lambda r, k=kind: serving_metric(r["metric"]) == k)
-        for kind in SERVING_METRICS
-    ]
     out = {}
     for split in (False, True):
         for name, belongs in groups:
@@ -244,6 +236,20 @@ def summary(records: list[dict]) -> dict:
             key = f"{'held out' if split else 'fitting'} · {name}"
             out[key] = (median(errs), len(errs)) if errs else (None, 0)
     return out
+
+
+LOAD_CLASSES = ("concurrency 1", "light load", "saturation")
+
+
+def summary(records: list[dict]) -> dict:
+    """Median |error| per load class and per kind of figure (:func:`serving_metric`), for the
+    fitting runs and the held-out runs apart."""
+    groups = [(cls, lambda r, c=cls: r["class"] == c) for cls in LOAD_CLASSES]
+    groups += [
+        (kind.removeprefix("serving: "), lambda r, k=kind: serving_metric(r["metric"]) == k)
+        for kind in SERVING_METRICS
+    ]
+    return medians(records, groups)
 
 
 def source_family(run_id: str) -> str:
@@ -254,21 +260,15 @@ def source_family(run_id: str) -> str:
 
 def by_source(records: list[dict]) -> dict:
     """Median |error| and figure count per (split, source family, load class)."""
-    figures = [r for r in records if "metric" in r]
-    out = {}
-    for split in (False, True):
-        for fam in ("GPUStack", "other sources"):
-            for cls in ("all", "concurrency 1", "light load", "saturation"):
-                errs = [
-                    abs(r["error"])
-                    for r in figures
-                    if r["held_out"] == split
-                    and source_family(r["run"]) == fam
-                    and cls in ("all", r["class"])
-                ]
-                key = f"{'held out' if split else 'fitting'} · {fam} · {cls}"
-                out[key] = (median(errs), len(errs)) if errs else (None, 0)
-    return out
+    groups = [
+        (
+            f"{fam} · {cls}",
+            lambda r, f=fam, c=cls: source_family(r["run"]) == f and c in ("all", r["class"]),
+        )
+        for fam in ("GPUStack", "other sources")
+        for cls in ("all", *LOAD_CLASSES)
+    ]
+    return medians(records, groups)
 
 
 def worst(records: list[dict], n: int = 10, held: bool = True) -> list[dict]:
@@ -299,8 +299,12 @@ if __name__ == "__main__":
                 f"  {r['run']:<60} {r['metric']:<22} {r['measured']:>10.4g} "
                 f"{r['modelled']:>10.4g} {r['error']:+7.0%} {r['class']}"
             )
-    for key, (err, n) in summary(recs).items():
-        print(f"{key:<32} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")
+
+    def show(found: dict, width: int, indent: str = "") -> None:
+        for key, (err, n) in found.items():
+            shown = "—" if err is None else f"{err:.0%}"
+            print(f"{indent}{key:<{width}} median |error| {shown} ({n} figures)")
+
+    show(summary(recs), 32)
     print("by source:")
-    for key, (err, n) in by_source(recs).items():
-        print(f"  {key:<46} median |error| {'—' if err is None else f'{err:.0%}'} ({n} figures)")
+    show(by_source(recs), 46, "  ")

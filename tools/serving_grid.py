@@ -19,7 +19,7 @@ from statistics import median
 
 from tools import published_serving
 
-CLASSES = ("concurrency 1", "light load", "saturation")
+CLASSES = published_serving.LOAD_CLASSES
 
 
 def score(**extra) -> dict:
