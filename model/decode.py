@@ -409,10 +409,16 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     t_gpu = np.maximum(t_mem, t_cmp) + t_comm
 
     launches, t_launch = launch_s(s, tok)
-    t_host = s.host_ms * MS + b * s.host_us_per_seq * US + speculative.verify_host_s(s)
+    # the engine core's per-sequence work: in every step, or, with asynchronous scheduling,
+    # overlapping the GPU's step and bounding it (vLLM PR 19970; model.stepmodel)
+    t_seq = b * s.host_us_per_seq * US
+    overlap = s.async_scheduling_on
+    t_host = s.host_ms * MS + (0.0 if overlap else t_seq) + speculative.verify_host_s(s)
     t_fixed = moe_overhead_s(s, tok) + mla_overhead_s(s, tok) + gemm_floor_s(s, tok)
     t_host = t_host + t_fixed
     t_verify = roofline.step_time(t_gpu, t_launch, t_host, s.launch_model)
+    if overlap:
+        t_verify = np.maximum(t_verify, t_seq)
     t_draft = draft_s(s, b)
     t_step = t_verify + t_draft
     accepted = speculative.tokens_per_step(s)

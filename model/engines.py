@@ -160,6 +160,12 @@ class EngineFigures(BaseModel):
         "a step that admits prefill runs it alone and the decodes wait (SGLang without "
         "--enable-mixed-chunk)",
     )
+    async_scheduling: bool = Field(
+        False,
+        description="the engine core schedules the next step while the GPU runs this one, so "
+        "its per-sequence host work overlaps the GPU instead of adding to each step (vLLM's "
+        "--async-scheduling, on by default from 0.14; SGLang's overlap scheduler, on by default)",
+    )
     cache_keeps_decoded: bool = Field(
         True,
         description="with prefix caching on, a preempted request's generated tokens stay "

@@ -22,6 +22,7 @@ from model.decode import (
     weights_bytes_per_gpu,
 )
 from model.scenario import Scenario
+from model.stepmodel import lone_frontend_s
 from model.units import MS, TERA
 
 
@@ -162,7 +163,8 @@ def request_figures(s: Scenario) -> dict:
     prefill efficiency, with its launches overlapped (a long GPU step hides the CPU's launch
     queue; launches count only when they exceed it). TTFT at light load = the engine's
     front-end time (``frontend_ms``: HTTP, chat template, tokenisation, first schedule; SPEC
-    4.6) + prefill + one host step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``) over
+    4.6, or the API server's own work on the prompt where that is longer:
+    :func:`model.stepmodel.lone_frontend_s`) + prefill + one host step per chunk. TPOT = the decode step at the scenario's batch (``decode.t_step_ms``) over
     the tokens it emits per sequence (``decode.accepted_tokens_per_step``: 1 without speculation).
     End-to-end = TTFT + (output_tokens − 1) × TPOT. ``requests_per_s`` at the scenario's batch:
     each request costs its prefill alone on the GPU plus its share (1 / batch) of its
@@ -188,7 +190,7 @@ def request_figures(s: Scenario) -> dict:
     )
     prefill_s = float(work["t_step"].sum())
     host_s = len(sizes) * s.host_ms * MS
-    frontend_s = s.frontend_ms * MS
+    frontend_s = lone_frontend_s(s, s.prompt_tokens)
     ttft_s = frontend_s + prefill_s + host_s
 
     decode = at_batch(s, s.batch)
@@ -219,7 +221,7 @@ def request_figures(s: Scenario) -> dict:
         "prefill_arithmetic_intensity": total_flops / total_bytes,
         "prefill_attained_tflops": total_flops / s.gpus / prefill_s / TERA,
         "prefill_tokens_per_s": s.prompt_tokens / prefill_s,
-        "frontend_ms": s.frontend_ms,
+        "frontend_ms": frontend_s / MS,
         "ttft_ms": ttft_s / MS,
         "tpot_ms": tpot_s / MS,
         "e2e_s": e2e_s,

@@ -568,6 +568,10 @@ class Scenario(BaseModel):
         "auto",
         description="automatic prefix caching: `auto` (the engine's: vLLM V1 and SGLang on, vLLM V0 off), `true`, `false`",
     )
+    async_scheduling: Literal["auto", "true", "false"] = Field(
+        "auto",
+        description="the engine core's per-sequence host work overlaps the GPU step (vLLM's `--async-scheduling`): `auto` (the engine release's: vLLM on from 0.14, off in 0.11-0.13; SGLang's overlap scheduler on), `true`, `false`",
+    )
     shared_prefix_tokens: int = Field(
         0,
         ge=0,
@@ -929,9 +933,9 @@ class Scenario(BaseModel):
             raise ValueError(f"unknown lengths {value!r}; accepted: {', '.join(known)}")
         return value
 
-    @field_validator("prefix_caching", mode="before")
+    @field_validator("prefix_caching", "async_scheduling", mode="before")
     @classmethod
-    def _prefix_caching_text(cls, value):
+    def _auto_switch_text(cls, value, info):
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
@@ -940,8 +944,8 @@ class Scenario(BaseModel):
             text = aliases.get(text, text)
             if text not in ("auto", "true", "false"):
                 raise ValueError(
-                    f"{value!r} is not accepted; prefix_caching is auto (the engine's default), "
-                    "true or false"
+                    f"{value!r} is not accepted; {info.field_name} is auto (the engine's "
+                    "default), true or false"
                 )
             return text
         return value
@@ -1011,6 +1015,13 @@ class Scenario(BaseModel):
         if self.prefix_caching == "auto":
             return bool(self.engine_figures.prefix_caching)
         return self.prefix_caching == "true"
+
+    @property
+    def async_scheduling_on(self) -> bool:
+        """Asynchronous scheduling: the scenario's choice, or the engine's default."""
+        if self.async_scheduling == "auto":
+            return bool(self.engine_figures.async_scheduling)
+        return self.async_scheduling == "true"
 
     @property
     def replica_gpus(self) -> int:

@@ -48,7 +48,7 @@ import numpy as np
 from model import memory, speculative
 from model.scenario import Scenario
 from model.steplog import StepLog
-from model.stepmodel import StepModel, api_servers
+from model.stepmodel import StepModel, frontend_service_s
 from model.units import MS, US
 from model.workload import Workload, rank_share
 
@@ -225,13 +225,11 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     # tokenisation): a FIFO of ``frontend_us_per_token`` × prompt per request
     # (one rank's requests share the API servers with the other data-parallel ranks': each
     # takes d times its own service time of the servers' capacity)
-    fe_svc = (
-        s.data_parallel
-        * (prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS)
-        / api_servers(s)
-    )
-    # the rest of the front-end time is latency that overlaps other requests' (HTTP, hops)
-    fe_lat = np.maximum(front - fe_svc, 0.0)
+    fe_svc = frontend_service_s(s, prompts)
+    # the rest of a lone request's front-end time (model.stepmodel.lone_frontend_s) is
+    # latency that overlaps other requests' (HTTP, hops)
+    own = prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS
+    fe_lat = np.maximum(np.maximum(front, own) - fe_svc, 0.0)
 
     # prefix caching: each request's group and the whole blocks of its prefix it can reuse
     pc = prefix_plan(s, prompts, kw, wl)

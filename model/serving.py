@@ -70,6 +70,7 @@ SERVING_KEYS = (
     "lengths",
     "range_ratio",
     "prefix_caching",
+    "async_scheduling",
     "shared_prefix_tokens",
     "prefix_groups",
     "api_server_count",

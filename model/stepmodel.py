@@ -77,6 +77,12 @@ class StepModel:
         # the API server streams each step's tokens: a step's n tokens take it n × this [s]
         # (with data-parallel ranks the API servers stream every rank's tokens: d × this)
         self.api_s = s.data_parallel * s.api_us_per_token * US / api_servers(s)
+        if s.async_scheduling_on and self.host_seq_s:
+            # asynchronous scheduling: the engine core prepares the next step while the GPU
+            # runs this one, so its per-sequence work bounds the step rate (n × this) instead
+            # of adding to each step, as the API server's streaming does (vLLM PR 19970)
+            self.api_s = max(self.api_s, self.host_seq_s)
+            self.host_seq_s = 0.0
         # sliding-window layers: a sequence reads (1 − f) × ctx + f × min(ctx, w) tokens of KV
         self.window = float(m.sliding_window or 0) if m.sliding_window_layers else 0.0
         self.window_frac = (m.sliding_window_layers or 0) / m.layers if self.window else 0.0
@@ -284,6 +290,32 @@ def chunk_attention(tokens, start) -> float:
     """t × (start + (t + 1) / 2): the causal attention context of a chunk of ``tokens`` after
     ``start`` (the attention term of :func:`model.request.prefill_flops` over 4·L·H·d)."""
     return tokens * (start + (tokens + 1) / 2.0)
+
+
+def frontend_service_s(s: Scenario, prompts):
+    """The API server's own work on each request, one request after another: the FIFO's
+    service time per request (``frontend_queued_ms`` + ``frontend_us_per_token`` × prompt;
+    one rank's requests share the API servers with the other data-parallel ranks', so each
+    takes d times its own time of the servers' capacity) [s].
+
+    References
+    ----------
+    .. [1] vLLM PR 10635: the OpenAI server tokenises each request in its own process, a time
+       that grows with the prompt (a few hundred ms at 256K tokens) and blocks the event loop.
+    .. [2] vLLM PR 17546: one API-server process limits throughput and TTFT at high request
+       rates (hence ``--api-server-count``).
+    """
+    own = np.asarray(prompts, dtype=float) * (s.frontend_us_per_token * US)
+    return s.data_parallel * (own + s.frontend_queued_ms * MS) / api_servers(s)
+
+
+def lone_frontend_s(s: Scenario, prompt_tokens: int) -> float:
+    """A lone request's front-end time [s]: ``frontend_ms``, or the API server's own work on
+    its prompt (``frontend_queued_ms`` + ``frontend_us_per_token`` × prompt) where that is
+    longer: what :func:`model.scheduler.simulate` gives one request at a time, and the Request
+    row's TTFT adds (issue 39: the front end grows with the prompt)."""
+    own = s.frontend_queued_ms * MS + prompt_tokens * s.frontend_us_per_token * US
+    return float(max(s.frontend_ms * MS, own, frontend_service_s(s, prompt_tokens)))
 
 
 def api_servers(s: Scenario) -> int:

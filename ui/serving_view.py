@@ -210,7 +210,25 @@ def controls(s: Scenario) -> None:
                 help="API-server processes sharing the front-end work and the streaming of "
                 "tokens (vllm serve --api-server-count). Each costs the engine's "
                 f"{s.api_us_per_token:g} µs per streamed token and "
-                f"{s.frontend_queued_ms:g} ms per request.",
+                f"{s.frontend_queued_ms:g} ms per request plus "
+                f"{s.frontend_us_per_token:g} µs per prompt token.",
+            )
+            f = st.columns(5)
+            field_widget(
+                f[0].selectbox,
+                "Async scheduling",
+                "async_scheduling",
+                s.async_scheduling,
+                options=["auto", "true", "false"],
+                format_func=lambda k: (
+                    f"auto ({'on' if s.engine_figures.async_scheduling else 'off'})"
+                    if k == "auto"
+                    else {"true": "on", "false": "off"}[k]
+                ),
+                help="The engine core schedules the next step while the GPU runs this one "
+                f"(vllm serve --async-scheduling): its {s.host_us_per_seq:g} µs per running "
+                "sequence overlaps the GPU instead of adding to every step. auto: the "
+                "engine release's default (vLLM on from 0.14, off in 0.11-0.13; SGLang on).",
             )
 
     box = st.expander(

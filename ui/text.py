@@ -149,6 +149,7 @@ KEY_NAMES = {
     "api_server_count": "API servers",
     "range_ratio": "length range ratio",
     "prefix_caching": "prefix caching",
+    "async_scheduling": "asynchronous scheduling",
     "shared_prefix_tokens": "shared prefix tokens",
     "prefix_groups": "prefix groups",
     "data_parallel": "data-parallel ranks",
