@@ -56,7 +56,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12.5")
+    assert engines.normalise("vllm").endswith("@2026.12.7")
 
 
 @pytest.mark.parametrize(
@@ -64,8 +64,8 @@ def test_capture_per_graph_by_release_band(scenario):
     [
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
-        ("0.11.2", None, "vllm@2026.12.5"),
-        ("0.24.0", "V1", "vllm@2026.12.5"),
+        ("0.11.2", None, "vllm@0.11"),
+        ("0.24.0", "V1", "vllm@2026.12.7"),
         ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.4"),
         ("0.9.2", "V0", "vllm-v0@2026.12.4"),
         (None, "V0", "vllm-v0@2026.12.4"),
@@ -294,7 +294,9 @@ def test_a_latent_attention_layer_pays_its_small_kernels(scenario, engine, per_l
     row = decode.at_batch(s, 4)
     host = (
         e.host_ms * 1e-3
-        + 4 * e.host_us_per_seq * 1e-6  # the engine core's work per running sequence
+        # the engine core's work per running sequence, unless asynchronous scheduling
+        # overlaps it with the GPU's step (vLLM's default from 0.14, SGLang's overlap scheduler)
+        + (0 if e.async_scheduling_on else 4 * e.host_us_per_seq * 1e-6)
         + float(decode.moe_overhead_s(s, [4])[0])
         + 61 * per_layer_us * 1e-6
     )
@@ -470,8 +472,12 @@ def test_the_step_split_names_the_fixed_work_per_layer_apart_from_the_host(scena
     r1 = evaluate(scenario(model="deepseek-r1", hardware="h200", gpus=8, batch=8))["decode"]
     moe = float(decode.moe_overhead_s(scenario(model="deepseek-r1", gpus=8), [8])[0])
     assert r1["t_layer_fixed_ms"] == pytest.approx((moe + 61 * 97e-6) * 1e3)
-    # vLLM's host work: 1 ms a step and 4 µs per running sequence (revision 2026.12.4)
-    assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0 + 8 * 0.004)
+    # vLLM's host work: 1 ms a step; its 18 µs per running sequence (revision 2026.12.7)
+    # overlaps the GPU's step under asynchronous scheduling, vLLM's default from 0.14
+    assert r1["t_host_ms"] - r1["t_layer_fixed_ms"] == pytest.approx(1.0)
+    sync = evaluate(scenario(model="deepseek-r1", hardware="h200", gpus=8, batch=8,
+                             async_scheduling="false"))["decode"]  # fmt: skip
+    assert sync["t_host_ms"] - sync["t_layer_fixed_ms"] == pytest.approx(1.0 + 8 * 0.018)
     assert "fixed work per layer (MoE routing, MLA kernels, GEMM floors)" in _host(r1)
     dense = evaluate(scenario(model="llama-3.1-8b", gpus=1))["decode"]
     assert dense["t_layer_fixed_ms"] == 0 and _host(dense) == f"host {dense['t_host_ms']:.3f} ms"
@@ -589,10 +595,9 @@ def test_an_mi300x_gemm_pays_its_fixed_time(scenario):
     # a link pinned to 2026.12.2 (engines-previous-2026.12.2.yaml) keeps the step it had
     old = scenario(engine="vllm@2026.12.2", hardware="mi300x", **kw)
     assert decode.gemm_floor_s(old, 1) == 0
-    # + the GEMM floors, + 4 µs of engine-core work for the one sequence (2026.12.4)
-    assert_allclose(
-        evaluate(old)["decode"]["t_step_ms"] + 2.112 + 0.004, one["t_step_ms"], rtol=1e-9
-    )
+    # + the GEMM floors; the one sequence's engine-core work (4 µs in 2026.12.4, 18 µs in
+    # 2026.12.7) now overlaps the step under asynchronous scheduling, vLLM's default from 0.14
+    assert_allclose(evaluate(old)["decode"]["t_step_ms"] + 2.112, one["t_step_ms"], rtol=1e-9)
 
 
 def test_the_a100_takes_vllms_small_batch_defaults(scenario):

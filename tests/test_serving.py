@@ -710,3 +710,82 @@ def test_a_sweep_kept_across_an_slo_change_equals_one_computed_cold():
     loose = serving.capacity(s)["sweep"]["slo_met_share"]
     assert (cold["sweep"]["slo_met_share"] <= loose).all()
     assert (cold["sweep"]["slo_met_share"] < loose).any()
+
+
+# ------------------------------------------------------------------ asynchronous scheduling
+
+
+@pytest.mark.parametrize("batch", [1, 64, 600])
+def test_async_scheduling_overlaps_the_per_sequence_host_work(batch):
+    """Synchronous: every step pays batch × host_us_per_seq after the GPU's work; asynchronous
+    (vLLM PR 19970): that work overlaps the step, which takes the longer of the two (hand
+    calculation from the same step's terms)."""
+    pairs = [("scenario", "llama-8b-1xh100"), ("context_tokens", 1500), ("api_us_per_token", 0)]
+    pairs.append(("host_us_per_seq", 40))
+    sync = scen(*pairs, ("async_scheduling", "false"))
+    over = scen(*pairs, ("async_scheduling", "true"))
+    no_seq = decode.sweep(scen(*pairs[:-1], ("host_us_per_seq", 0)), [batch])["t_step_s"][0]
+    seq = batch * 40e-6
+    assert decode.sweep(sync, [batch])["t_step_s"][0] == pytest.approx(no_seq + seq, rel=1e-9)
+    assert decode.sweep(over, [batch])["t_step_s"][0] == pytest.approx(max(no_seq, seq), rel=1e-9)
+    for s in (sync, over):  # the Serving lens's decode step is the Roofline lens's
+        got = serving.StepModel(s, 8192).decode(batch, np.array([batch * 1500.0]))[0]
+        assert got == pytest.approx(decode.sweep(s, [batch])["t_step_s"][0], rel=1e-12)
+
+
+def test_async_scheduling_follows_the_release():
+    """auto is the release's default: off in vLLM 0.11-0.13 (band vllm@0.11), on from 0.14
+    (vLLM PR 27614); SGLang's overlap scheduler is on; a frozen revision keeps its figures."""
+    from model import engines
+
+    assert engines.banded("vllm", "0.11.0") == "vllm@0.11"
+    assert not scen(("engine", "vllm@0.11")).async_scheduling_on
+    assert scen(("engine", engines.banded("vllm", "0.14.0"))).async_scheduling_on
+    assert scen(("engine", "sglang")).async_scheduling_on
+    assert not scen(("engine", "vllm@2026.12.5")).async_scheduling_on
+    assert scen(("engine", "vllm@0.11"), ("async_scheduling", "on")).async_scheduling_on
+
+
+def test_a_bad_async_scheduling_is_one_line_naming_the_key(capsys):
+    assert main(["eval", "--set", "async_scheduling=maybe", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("whatif: error: async_scheduling:") and "\n" not in err
+    assert "auto" in err and "true" in err and "false" in err
+
+
+# ------------------------------------------------------------------ the front end's own work
+
+
+def test_a_lone_long_prompt_waits_for_the_front_end_s_own_work():
+    """frontend_queued_ms + frontend_us_per_token × prompt longer than frontend_ms: a lone
+    request's TTFT carries that work (0.5 + 0.02 × 4000 = 80.5 ms > 12 ms), in the Request row
+    and in the Serving lens alike; a short prompt keeps frontend_ms."""
+    long = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("prompt_tokens", 4000),
+        ("output_tokens", 16),
+        ("frontend_us_per_token", 20),
+        ("frontend_queued_ms", 0.5),
+        ("frontend_ms", 12),
+    )
+    req = request.request_figures(long)
+    assert req["frontend_ms"] == pytest.approx(80.5, rel=1e-12)
+    f = serving.run(long, wl_fixed(5, 1e-4, 4000, 16))["figures"]
+    assert f["mean_ttft_ms"] == pytest.approx(req["ttft_ms"], rel=1e-6)
+    short = long.model_copy(update={"prompt_tokens": 100})
+    assert request.request_figures(short)["frontend_ms"] == pytest.approx(12.0, rel=1e-12)
+
+
+def test_a_flood_queues_at_the_front_end_s_per_token_work():
+    """A flood of n requests reaches the scheduler one front-end service after another: the
+    last enters n × (queued + per token × prompt) after the first (here 50 × 10.5 ms)."""
+    s = scen(
+        ("scenario", "llama-8b-1xh100"),
+        ("frontend_us_per_token", 20),
+        ("frontend_queued_ms", 0.5),
+        ("frontend_ms", 1),
+    )
+    wl = wl_fixed(50, float("inf"), 500, 4)
+    sim = serving.run(s, wl)["sim"]
+    first = np.sort(sim["first_token_s"])
+    assert first[-1] - first[0] >= 49 * 10.5e-3 * (1 - 1e-9)
