@@ -229,3 +229,35 @@ def test_a_published_run_is_simulated_with_all_its_requests():
     assert row["num_requests"] == "3000"
     assert scenario_of(row).num_requests == 3000
     assert scenario_of(dict(row, num_requests="10000000")).num_requests == MAX_SIMULATED_REQUESTS
+
+
+def test_a_run_served_with_async_scheduling_is_simulated_with_it():
+    # GPUStack's server commands that pass --async-scheduling carry set:async_scheduling=true;
+    # vLLM 0.11 runs without it take the release's default, off
+    from tools.published_serving import runs, scenario_of
+
+    table = runs()
+    flagged = [r for r, rows in table.items() if "--async-scheduling" in rows[0]["notes"]]
+    assert len(flagged) >= 28
+    for run in flagged:
+        assert scenario_of(table[run][0]).async_scheduling_on, run
+    plain = table["gpustack-gpt-oss-20b-h100-vllm-fp4-default-sgpt-L88"][0]
+    assert "--async-scheduling" not in plain["notes"]
+    assert not scenario_of(plain).async_scheduling_on
+
+
+def test_a_grid_can_set_numbers_on_one_engine_s_current_runs_only():
+    # tools.serving_grid --only vllm: the runs the current vLLM numbers serve (its current
+    # version, the band that takes them, the older rows at the default profile), not the band
+    # that states its own (vllm@0.9) nor SGLang's
+    from tools.published_serving import engine_of, runs
+    from tools.serving_grid import _served_by
+
+    table = runs()
+    mine = _served_by("vllm")
+    by_engine = {}
+    for run, rows in table.items():
+        by_engine.setdefault(engine_of(rows[0]), set()).add(mine(run))
+    assert by_engine["vllm@0.11"] == {True} and by_engine[None] == {True}
+    assert by_engine["vllm@0.9"] == {False}
+    assert all(v == {False} for k, v in by_engine.items() if k and k.startswith("sglang"))

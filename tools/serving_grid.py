@@ -6,8 +6,13 @@ Each point sets the given keys on every run of ``tests/data/published_serving.cs
 the held-out half, overall and per load class::
 
     python -m tools.serving_grid '{"frontend_queued_ms": [4, 12], "api_us_per_token": [0, 300]}'
+    python -m tools.serving_grid --only vllm '{"frontend_queued_ms": [4, 12]}'
 
-A point is about 3 s on this machine. Nothing is written.
+``--only ENGINE`` sets the keys only on the runs an engine profile's current numbers serve (its
+current version, the bands that take them, e.g. ``vllm@0.11``, and for vLLM the older rows
+compared at the default profile; not a band that states its own, as ``vllm@0.9``), the others
+keeping their profile's: how revision 2026.12.7's numbers were chosen. A point is
+about 3 s on this machine. Nothing is written.
 """
 
 from __future__ import annotations
@@ -22,9 +27,37 @@ from tools import published_serving
 CLASSES = published_serving.LOAD_CLASSES
 
 
-def score(**extra) -> dict:
-    """Median |error| [%] of the fit and held-out halves, overall and per load class."""
+def _served_by(only: str):
+    """Whether a run is served by ``only``'s current numbers: its current version, a band
+    whose :data:`SWEPT` numbers are the current ones (a band stating its own keeps them), and,
+    for the default engine, the older rows compared at the default profile."""
+    from model import engines
+
+    profile = engines.engine_profiles()[only]
+    now = profile.figures()
+
+    def same(band) -> bool:
+        return all(getattr(band, k) == getattr(now, k) for k in SWEPT)
+
+    current = {engines.normalise(only)} | {f"{only}@{b.version}" for b in profile.bands if same(b)}
+    if only == engines.DEFAULT_ENGINE:
+        current.add(None)
+    runs = published_serving.runs()
+    return lambda run: published_serving.engine_of(runs[run][0]) in current
+
+
+#: the engine numbers a grid sets (a band stating one of them keeps its own)
+SWEPT = {"host_us_per_seq", "api_us_per_token", "frontend_us_per_token", "frontend_queued_ms"}
+
+
+def score(only: str | None = None, **extra) -> dict:
+    """Median |error| [%] of the fit and held-out halves, overall and per load class; with
+    ``only``, the keys are set on that engine's current runs alone (:func:`_served_by`)."""
     records = [r for r in published_serving.compare(**extra) if "metric" in r]
+    if only:
+        mine = _served_by(only)
+        base = [r for r in published_serving.compare() if "metric" in r]
+        records = [r for r in records if mine(r["run"])] + [r for r in base if not mine(r["run"])]
     out = {}
     for held_out in (False, True):
         half = [r for r in records if r["held_out"] == held_out]
@@ -37,6 +70,9 @@ def score(**extra) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    only = None
+    if len(argv) == 3 and argv[0] == "--only":
+        only, argv = argv[1], argv[2:]
     if len(argv) != 1:
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
@@ -50,7 +86,7 @@ def main(argv: list[str]) -> int:
     keys = list(grid)
     for values in itertools.product(*grid.values()):
         point = dict(zip(keys, values, strict=True))
-        print(json.dumps({"set": point, "median_abs_error_pct": score(**point)}), flush=True)
+        print(json.dumps({"set": point, "median_abs_error_pct": score(only, **point)}), flush=True)
     return 0
 
 
