@@ -48,6 +48,8 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
         host = f"{_short(s.host_ms)} ms host work per step"
         if s.host_us_per_seq:
             host += f" + {s.host_us_per_seq:g} µs per sequence"
+            if s.async_scheduling_on:
+                host += " (overlapping the GPU: async scheduling)"
         if ideal and s.bw_efficiency == 1 and s.flops_efficiency == 1:
             peaks = "100 % of HBM bandwidth and of peak FLOPS"
         else:
