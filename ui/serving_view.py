@@ -17,6 +17,25 @@ def _rate_text(s: Scenario) -> str:
     return "inf" if s.request_rate == "inf" else f"{s.request_rate:g}"
 
 
+def _auto_switch(where, label: str, key: str, s: Scenario, help: str) -> None:
+    """A selectbox for an ``auto`` / ``true`` / ``false`` key whose ``auto`` is the engine's
+    (``prefix_caching``, ``async_scheduling``), ``auto`` showing what the engine does."""
+    engine_on = bool(getattr(s.engine_figures, key))
+    field_widget(
+        where.selectbox,
+        label,
+        key,
+        getattr(s, key),
+        options=["auto", "true", "false"],
+        format_func=lambda k: (
+            f"auto ({'on' if engine_on else 'off'})"
+            if k == "auto"
+            else {"true": "on", "false": "off"}[k]
+        ),
+        help=help,
+    )
+
+
 def controls(s: Scenario) -> None:
     sets = length_sets()
     c = st.columns([2, 2, 2, 3, 2, 2])
@@ -156,17 +175,11 @@ def controls(s: Scenario) -> None:
     if box.open:  # built only while open
         with box:
             e = st.columns(5)
-            field_widget(
-                e[0].selectbox,
+            _auto_switch(
+                e[0],
                 "Prefix caching",
                 "prefix_caching",
-                s.prefix_caching,
-                options=["auto", "true", "false"],
-                format_func=lambda k: (
-                    f"auto ({'on' if s.engine_figures.prefix_caching else 'off'})"
-                    if k == "auto"
-                    else {"true": "on", "false": "off"}[k]
-                ),
+                s,
                 help="Automatic prefix caching: prompts that start with the same whole 16-token "
                 "blocks reuse their KV cache and skip their prefill; shared blocks count once; "
                 "unreferenced ones are evicted least recently used first. auto: the engine's "
@@ -214,17 +227,11 @@ def controls(s: Scenario) -> None:
                 f"{s.frontend_us_per_token:g} µs per prompt token.",
             )
             f = st.columns(5)
-            field_widget(
-                f[0].selectbox,
+            _auto_switch(
+                f[0],
                 "Async scheduling",
                 "async_scheduling",
-                s.async_scheduling,
-                options=["auto", "true", "false"],
-                format_func=lambda k: (
-                    f"auto ({'on' if s.engine_figures.async_scheduling else 'off'})"
-                    if k == "auto"
-                    else {"true": "on", "false": "off"}[k]
-                ),
+                s,
                 help="The engine core schedules the next step while the GPU runs this one "
                 f"(vllm serve --async-scheduling): its {s.host_us_per_seq:g} µs per running "
                 "sequence overlaps the GPU instead of adding to every step. auto: the "
