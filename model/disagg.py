@@ -64,7 +64,7 @@ from model.scenario import Scenario
 from model.scheduler import DoesNotFit, Sim, check_fits, frontend_fifo
 from model.scheduler import simulate as simulate_engine
 from model.steplog import StepLog
-from model.stepmodel import StepModel
+from model.stepmodel import StepModel, frontend_service_s, lone_frontend_s
 from model.units import GB, MS
 from model.workload import CAPACITY_REQUESTS, Workload, search_key, workload
 
@@ -288,17 +288,14 @@ def prefill_run(ps: Scenario, wl: Workload, sm: StepModel) -> Sim:
 def _prefill_lean(ps, wl, sm, prompts, kw, cap) -> Sim:
     from collections import deque
 
-    from model.units import US
-
     n = len(prompts)
     budget = int(ps.max_num_batched_tokens)
     max_seqs = int(max(min(ps.max_num_seqs, budget), 1))
     cost = kw.cost if kw.window else (lambda tokens: -(-int(tokens) // 16))
     send = np.asarray(wl.arrival_s, dtype=float)
-    fe_svc = (prompts * (ps.frontend_us_per_token * US) + ps.frontend_queued_ms * MS) / max(
-        ps.api_server_count, 1
-    )
-    fe_lat = np.maximum(ps.frontend_ms * MS - fe_svc, 0.0)
+    # the front end as model.scheduler.simulate has it (model.stepmodel)
+    fe_svc = frontend_service_s(ps, prompts)
+    fe_lat = lone_frontend_s(ps, prompts) - fe_svc
     entry_a = frontend_fifo(send, fe_svc) + fe_lat
     entry = entry_a.tolist()  # Python numbers: the loop indexes them one by one
     plen = [int(x) for x in prompts]

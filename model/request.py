@@ -190,7 +190,7 @@ def request_figures(s: Scenario) -> dict:
     )
     prefill_s = float(work["t_step"].sum())
     host_s = len(sizes) * s.host_ms * MS
-    frontend_s = lone_frontend_s(s, s.prompt_tokens)
+    frontend_s = float(lone_frontend_s(s, s.prompt_tokens))
     ttft_s = frontend_s + prefill_s + host_s
 
     decode = at_batch(s, s.batch)

@@ -48,8 +48,7 @@ import numpy as np
 from model import memory, speculative
 from model.scenario import Scenario
 from model.steplog import StepLog
-from model.stepmodel import StepModel, frontend_service_s
-from model.units import MS, US
+from model.stepmodel import StepModel, frontend_service_s, lone_frontend_s
 from model.workload import Workload, rank_share
 
 BLOCK_TOKENS = 16  # vLLM's default KV block size [tokens]
@@ -209,7 +208,6 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     q = k_spec + 1
     max_seqs = int(max(min(s.max_num_seqs, budget // q), 1))
     sm = sm or StepModel(s, budget)
-    front = s.frontend_ms * MS
     B = BLOCK_TOKENS
     if k_spec:
         # the first token comes from the prefill, the rest from verify steps of 1 + a tokens,
@@ -226,10 +224,9 @@ def simulate(s: Scenario, wl: Workload, sm: StepModel | None = None) -> dict:
     # (one rank's requests share the API servers with the other data-parallel ranks': each
     # takes d times its own service time of the servers' capacity)
     fe_svc = frontend_service_s(s, prompts)
-    # the rest of a lone request's front-end time (model.stepmodel.lone_frontend_s) is
-    # latency that overlaps other requests' (HTTP, hops)
-    own = prompts * (s.frontend_us_per_token * US) + s.frontend_queued_ms * MS
-    fe_lat = np.maximum(np.maximum(front, own) - fe_svc, 0.0)
+    # the rest of a lone request's front-end time is latency that overlaps other requests'
+    # (HTTP, hops)
+    fe_lat = lone_frontend_s(s, prompts) - fe_svc
 
     # prefix caching: each request's group and the whole blocks of its prefix it can reuse
     pc = prefix_plan(s, prompts, kw, wl)

@@ -292,11 +292,9 @@ def chunk_attention(tokens, start) -> float:
     return tokens * (start + (tokens + 1) / 2.0)
 
 
-def frontend_service_s(s: Scenario, prompts):
-    """The API server's own work on each request, one request after another: the FIFO's
-    service time per request (``frontend_queued_ms`` + ``frontend_us_per_token`` × prompt;
-    one rank's requests share the API servers with the other data-parallel ranks', so each
-    takes d times its own time of the servers' capacity) [s].
+def frontend_own_s(s: Scenario, prompts):
+    """The API server's own work on a request of ``prompts`` tokens, done one request after
+    another: ``frontend_queued_ms`` + ``frontend_us_per_token`` × prompt [s] (vectorised).
 
     References
     ----------
@@ -305,17 +303,25 @@ def frontend_service_s(s: Scenario, prompts):
     .. [2] vLLM PR 17546: one API-server process limits throughput and TTFT at high request
        rates (hence ``--api-server-count``).
     """
-    own = np.asarray(prompts, dtype=float) * (s.frontend_us_per_token * US)
-    return s.data_parallel * (own + s.frontend_queued_ms * MS) / api_servers(s)
+    return s.frontend_queued_ms * MS + np.asarray(prompts, dtype=float) * (
+        s.frontend_us_per_token * US
+    )
 
 
-def lone_frontend_s(s: Scenario, prompt_tokens: int) -> float:
+def frontend_service_s(s: Scenario, prompts):
+    """The front-end FIFO's service time per request [s]: :func:`frontend_own_s` of the API
+    servers' capacity (one rank's requests share the API servers with the other
+    data-parallel ranks', so each takes d times its own time)."""
+    return s.data_parallel * frontend_own_s(s, prompts) / api_servers(s)
+
+
+def lone_frontend_s(s: Scenario, prompts):
     """A lone request's front-end time [s]: ``frontend_ms``, or the API server's own work on
-    its prompt (``frontend_queued_ms`` + ``frontend_us_per_token`` × prompt) where that is
-    longer: what :func:`model.scheduler.simulate` gives one request at a time, and the Request
-    row's TTFT adds (issue 39: the front end grows with the prompt)."""
-    own = s.frontend_queued_ms * MS + prompt_tokens * s.frontend_us_per_token * US
-    return float(max(s.frontend_ms * MS, own, frontend_service_s(s, prompt_tokens)))
+    its prompt where that is longer (:func:`frontend_own_s`, :func:`frontend_service_s`):
+    what :func:`model.scheduler.simulate` gives one request at a time, and the Request row's
+    TTFT adds (issue 39: the front end grows with the prompt). Vectorised."""
+    own = frontend_own_s(s, prompts)
+    return np.maximum(np.maximum(s.frontend_ms * MS, own), frontend_service_s(s, prompts))
 
 
 def api_servers(s: Scenario) -> int:

@@ -102,6 +102,9 @@ def test_decodes_see_no_prefill_interference(scenario):
         {"engine": "sglang"},
         {"gpus": 1, "weights_dtype": "int4", "prompt_tokens": 30000, "output_tokens": 10},
         {"hardware": "rtx-4090", "model": "llama-3.2-3b", "gpus": 1},
+        # the lean loop itself (no prefix cache), a front end longer than frontend_ms shared by
+        # four API servers (model.stepmodel.lone_frontend_s)
+        {"prefix_caching": "false", "prompt_tokens": 20000, "api_server_count": 4},
     ],
 )
 @pytest.mark.parametrize("rate", [2.0, 30.0, "inf"])
