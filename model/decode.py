@@ -406,7 +406,12 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         )
         t_cmp = roofline.compute_time(dense / s.gpus, peak, s.flops_efficiency) + moe_flops
     t_comm = comm_s(s, padded)
-    t_gpu = np.maximum(t_mem, t_cmp) + t_comm
+    # the step's attention: its KV read and its FLOPs over the context (roofline.gpu_time)
+    t_mem_attn = roofline.memory_time(kv_bytes / memory.kv_shards_of(s), bw, s.bw_efficiency)
+    attn_flops = roofline.step_flops(padded, 0.0, m.layers, m.heads, m.head_dim, attended)
+    t_cmp_attn = roofline.compute_time(attn_flops / s.gpus, peak, s.flops_efficiency)
+    per_kernel = s.engine_figures.per_kernel_roofline
+    t_gpu = roofline.gpu_time(t_mem, t_cmp, t_mem_attn, t_cmp_attn, per_kernel) + t_comm
 
     launches, t_launch = launch_s(s, tok)
     # the engine core's per-sequence work: in every step, or, with asynchronous scheduling,

@@ -166,6 +166,12 @@ class EngineFigures(BaseModel):
         "its per-sequence host work overlaps the GPU instead of adding to each step (vLLM's "
         "--async-scheduling, on by default from 0.14; SGLang's overlap scheduler, on by default)",
     )
+    per_kernel_roofline: bool = Field(
+        False,
+        description="a step's GEMMs and its attention are separate kernels, each at its own "
+        "roof: GPU time = max(GEMM bytes, GEMM FLOPs) + max(KV bytes, attention FLOPs); false: "
+        "the whole step at one roof, max(all bytes, all FLOPs) (SPEC 4.1, the seeds' count)",
+    )
     cache_keeps_decoded: bool = Field(
         True,
         description="with prefix caching on, a preempted request's generated tokens stay "

@@ -93,7 +93,13 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
     t_comm = comm_s(s, sizes)
     _, t_launch = launch_s(s, sizes)
-    t_step = np.maximum(np.maximum(t_cmp, t_mem) + t_comm, t_launch)
+    # the chunk's attention: its KV read and its FLOPs over the context (roofline.gpu_time)
+    t_mem_attn = roofline.memory_time(kv_bytes / memory.kv_shards_of(s), bw, s.bw_efficiency)
+    attn_flops = prefill_flops(sizes, 0.0, 0.0, m.layers, m.heads, m.head_dim, attended)
+    t_cmp_attn = roofline.compute_time(attn_flops / s.gpus, peak, s.prefill_efficiency)
+    per_kernel = s.engine_figures.per_kernel_roofline
+    t_gpu = roofline.gpu_time(t_mem, t_cmp, t_mem_attn, t_cmp_attn, per_kernel)
+    t_step = np.maximum(t_gpu + t_comm, t_launch)
     return {
         "flops": flops,
         "bytes_per_gpu": bytes_per_gpu,

@@ -334,6 +334,31 @@ def allreduce_time(
     return 2.0 * layers * per_op
 
 
+def gpu_time(t_memory, t_compute, t_memory_attn=0.0, t_compute_attn=0.0, per_kernel=False):
+    """A step's GPU time from its memory and compute times [s].
+
+    Whole step (SPEC 4.1, the seeds' roofline): ``max(t_memory, t_compute)``. Per kernel: the
+    step's GEMMs and its attention run as separate kernels one after the other, each at its own
+    roof, so ``max(t_memory − t_memory_attn, t_compute − t_compute_attn) + max(t_memory_attn,
+    t_compute_attn)``. The two agree while every kernel is memory-bound (small batches); at a
+    large decode batch the GEMMs turn compute-bound while attention, reading each sequence's
+    own KV, stays memory-bound, and the per-kernel time is the larger.
+
+    References
+    ----------
+    .. [1] Williams, Waterman, Patterson, "Roofline: An Insightful Visual Performance Model",
+       CACM 52(4), 2009: the roofline bounds one kernel; a sequence of kernels takes the sum.
+    .. [2] aiconfigurator-core 0.12.0, systems/data/h100_sxm/{gemm,attention}/vllm/0.24.0:
+       vLLM times its GEMMs and its decode attention as separate measured operations and a
+       step as their sum (presets/engines-EVIDENCE.md, "Revision 2026.12.8").
+    """
+    if not per_kernel:
+        return np.maximum(t_memory, t_compute)
+    return np.maximum(t_memory - t_memory_attn, t_compute - t_compute_attn) + np.maximum(
+        t_memory_attn, t_compute_attn
+    )
+
+
 def step_time(t_gpu, t_launch, t_host, launch_model="additive"):
     """Decode step time [s].
 

@@ -70,6 +70,8 @@ class StepModel:
         dense = dense_matmul_params(s)
         self.dec_lin_s = 2.0 * dense / s.gpus / (peak * s.flops_efficiency)
         self.pre_lin_s = 2.0 * dense / s.gpus / (peak * s.prefill_efficiency)
+        # GEMMs and attention each at their own roof, or the whole step at one (roofline.gpu_time)
+        self.per_kernel = bool(s.engine_figures.per_kernel_roofline)
         # a speculative step's bookkeeping beyond its forwards (model.speculative)
         self.host_s = s.host_ms * MS + speculative.verify_host_s(s)
         self.host_seq_s = s.host_us_per_seq * US
@@ -188,9 +190,13 @@ class StepModel:
         steps) [s]."""
         p = self._dec_row(n)
         ctx = self.attended(n, ctx)
-        t_mem = p["w_s"] + ctx * self.kv_s_per_tok
-        t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
-        t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
+        if self.per_kernel:
+            att = max(self.kv_s_per_tok, p["attn_scale"] * self.dec_attn_s)
+            t_gpu = max(p["w_s"], p["lin_s"]) + ctx * att + p["comm_s"]
+        else:
+            t_mem = p["w_s"] + ctx * self.kv_s_per_tok
+            t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
+            t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
         t = roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
         return np.maximum(t, n * self.api_s) if self.api_s else t
 
@@ -221,11 +227,15 @@ class StepModel:
             ctx0 = float(self.attended(n, ctx0))
             last = ctx0 + slope * (k - 1)
         kv = self.kv_s_per_tok
-        m0, m1 = w + ctx0 * kv, w + last * kv
-        c0, c1 = lin + ctx0 * att, lin + last * att
-        if (m0 >= c0) != (m1 >= c1):
-            return None
-        a, b = (m0, kv * slope) if m0 >= c0 else (c0, att * slope)
+        if self.per_kernel:  # the GEMMs' roof, then attention's: affine in the context
+            per_tok = max(kv, att)
+            a, b = max(w, lin) + ctx0 * per_tok, per_tok * slope
+        else:
+            m0, m1 = w + ctx0 * kv, w + last * kv
+            c0, c1 = lin + ctx0 * att, lin + last * att
+            if (m0 >= c0) != (m1 >= c1):
+                return None
+            a, b = (m0, kv * slope) if m0 >= c0 else (c0, att * slope)
         a = a + comm
         if not self._plain_launch:  # pipelined launches: the step is the longer of the two
             if (a >= launch) != (a + b * (k - 1) >= launch):
@@ -266,15 +276,13 @@ class StepModel:
         w, moe, comm, launch = row
         if self.window:
             ctx_dec = float(self.attended(n_dec, ctx_dec))
-        t_mem = w + (ctx_dec + p_kv) * self.kv_s_per_tok
-        t_cmp = (
-            n_dec * q * self.dec_lin_s
-            + ctx_dec * q * self.dec_attn_s
-            + p_tok * self.pre_lin_s
-            + p_attn * self.pre_attn_s
-            + moe
-        )
-        t_gpu = max(t_mem, t_cmp) + comm
+        kv_s = (ctx_dec + p_kv) * self.kv_s_per_tok
+        lin_s = n_dec * q * self.dec_lin_s + p_tok * self.pre_lin_s + moe
+        attn_s = ctx_dec * q * self.dec_attn_s + p_attn * self.pre_attn_s
+        if self.per_kernel:  # the GEMMs, then one attention kernel over decodes and chunks
+            t_gpu = max(w, lin_s) + max(kv_s, attn_s) + comm
+        else:
+            t_gpu = max(w + kv_s, lin_s + attn_s) + comm
         # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
         host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
         return float(max(max(t_gpu, launch) + host, n_dec * self.api_s))

@@ -281,3 +281,18 @@ def test_pages_show_no_inf_or_nan_at_the_corners(page, corner):
     assert not at.warning or all("not accepted" not in w.value for w in at.warning)
     bad = [t for t in _texts(at) if NOT_A_NUMBER.search(t)]
     assert not bad, bad[:5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4096), st.integers(0, 32768), st.sampled_from(["vllm", "sglang"]))
+def test_the_per_kernel_step_is_never_shorter_than_one_roof(batch, context, engine):
+    """A sum of per-kernel maxima is at least the maximum of the sums (model.roofline.gpu_time):
+    the 2026.12.8 profiles' decode step is never shorter than their frozen 2026.12.7 step."""
+    from model.decode import sweep
+
+    pairs = [("model", "qwen3-32b"), ("context_tokens", str(context))]
+    new = sweep(resolve([*pairs, ("engine", engine)], strict=True)[0], [batch])
+    old = sweep(resolve([*pairs, ("engine", f"{engine}@2026.12.7")], strict=True)[0], [batch])
+    assert new["t_gpu_s"][0] >= old["t_gpu_s"][0] * (1 - 1e-12)
+    kernels = new["t_gpu_s"][0] - new["t_comm_s"][0]  # the all-reduces are the same in both
+    assert kernels <= (old["t_memory_s"][0] + old["t_compute_s"][0]) * (1 + 1e-12)

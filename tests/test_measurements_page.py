@@ -84,16 +84,18 @@ def test_gpt_oss_example_fit_applies_to_the_scenario_and_reset_drops_it():
     button(at, "Apply the fit").click()
     run(at)
     q = at.query_params
-    assert "bw_efficiency" in q and "host_ms" in q
     listed = q["calibrated"] if isinstance(q["calibrated"], str) else q["calibrated"][0]
-    assert set(listed.split(",")) >= {"bw_efficiency", "host_ms"}
+    fitted = set(listed.split(","))
+    # host work always; bandwidth where the points identify it (revision 2026.12.8's larger
+    # batches run their grouped GEMMs at the compute roof, so the calibrator refuses it there)
+    assert "host_ms" in fitted and fitted <= {"bw_efficiency", "host_ms"} and fitted <= set(q)
     assert any("calibrated to measurements" in s.value for s in at.success)
     # the model is now the fit: its error is what the fit reached
     now = metrics(at)
     assert float(now["Error, as configured"].rstrip(" %")) == pytest.approx(after_fit, abs=0.2)
     button(at, "Reset the calibration").click()
     run(at)
-    assert "calibrated" not in at.query_params and "bw_efficiency" not in at.query_params
+    assert "calibrated" not in at.query_params and not fitted & set(at.query_params)
 
 
 def test_landing_page_says_when_a_calibration_is_applied():

@@ -198,3 +198,48 @@ def test_the_seed_table_has_the_scenarios_own_dtype():
     assert fp8[-2:] == ["FP8 (scenario's dtype), no graphs", "FP8 (scenario's dtype), CUDA graphs"]
     seed = [r["configuration"] for r in seed_table(resolve([("scenario", "seed-3b-4090")])[0])]
     assert seed == ["BF16, no graphs", "BF16, CUDA graphs", "INT4, no graphs", "INT4, CUDA graphs"]
+
+
+# ------------------------------------------------------------------ per-kernel roofline (2026.12.8)
+
+
+def test_gpu_time_whole_step_and_per_kernel_by_hand():
+    # GEMMs compute-bound (10 ms of FLOPs over 4 ms of weights), attention memory-bound (6 ms
+    # of KV over 0.5 ms of FLOPs): one roof 10.5 ms, two kernels 10 + 6 ms
+    t_mem, t_cmp = 4e-3 + 6e-3, 10e-3 + 0.5e-3
+    assert_allclose(roofline.gpu_time(t_mem, t_cmp), 10.5e-3)
+    assert_allclose(roofline.gpu_time(t_mem, t_cmp, 6e-3, 0.5e-3, per_kernel=True), 16e-3)
+    # every kernel memory-bound: the two agree (the small-batch regime)
+    assert_allclose(roofline.gpu_time(10e-3, 3e-3, 6e-3, 1e-3, per_kernel=True), 10e-3)
+
+
+def test_a_large_batch_pays_its_gemms_roof_and_then_its_kv_read(scenario):
+    """Llama-3.1-8B BF16 on one H100, batch 512 at 512 tokens of context (vLLM profile, 0.80 of
+    3.35 TB/s, 0.60 of 989 TFLOPS): the GEMMs are compute-bound and the KV read, 512 × 512 ×
+    131,072 B (2 × 32 layers × 8 KV heads × 128 × 2 B), is 12.82 ms on its own; revision
+    2026.12.7 hid it under the GEMMs' FLOPs."""
+    pairs = dict(model="llama-3.1-8b", hardware="h100-sxm", gpus=1, batch=512, context_tokens=512)
+    new = sweep(scenario(**pairs, engine="vllm"), [512])
+    old = sweep(scenario(**pairs, engine="vllm@2026.12.7"), [512])
+    kv = 512 * 512 * 131072 / (0.8 * 3.35e12)
+    attn = 4 * 32 * 32 * 128 * 512 * 512 / (0.6 * 989e12)
+    assert_allclose(kv, 12.82e-3, rtol=1e-3)
+    gemm = new["t_compute_s"][0] - attn
+    assert gemm > new["t_memory_s"][0] - kv  # the GEMMs are at their compute roof
+    assert_allclose(new["t_gpu_s"][0], gemm + kv, rtol=1e-12)
+    assert_allclose(old["t_gpu_s"][0], max(old["t_memory_s"][0], old["t_compute_s"][0]))
+    assert new["t_gpu_s"][0] / old["t_gpu_s"][0] > 1.3
+    # at batch 1 every kernel is memory-bound and the two revisions agree
+    one = dict(pairs, batch=1)
+    assert_allclose(
+        sweep(scenario(**one, engine="vllm"), [1])["t_gpu_s"],
+        sweep(scenario(**one, engine="vllm@2026.12.7"), [1])["t_gpu_s"],
+        rtol=1e-12,
+    )
+
+
+def test_the_seeds_engine_keeps_one_roof(scenario):
+    s = scenario(model="llama-3.1-8b", engine="ideal", context_tokens=512)
+    sw = sweep(s, [1, 512, 4096])
+    one_roof = np.maximum(sw["t_memory_s"], sw["t_compute_s"]) + sw["t_comm_s"]
+    assert_allclose(sw["t_gpu_s"], one_roof, rtol=1e-12)

@@ -789,3 +789,19 @@ def test_a_flood_queues_at_the_front_end_s_per_token_work():
     sim = serving.run(s, wl)["sim"]
     first = np.sort(sim["first_token_s"])
     assert first[-1] - first[0] >= 49 * 10.5e-3 * (1 - 1e-9)
+
+
+def test_a_mixed_step_is_never_shorter_than_one_roof():
+    """Revision 2026.12.8 times a step's GEMMs and its one attention kernel (every decode's KV
+    read and the chunks' attention) each at its own roof (model.roofline.gpu_time): a mixed
+    step of 256 decodes and a 2,048-token chunk is at least the frozen 2026.12.7 step, and at
+    most its memory and compute times added."""
+    pairs = (("model", "qwen3-14b"), ("gpus", 1), ("api_us_per_token", 0), ("host_ms", 0))
+    new = serving.StepModel(scen(*pairs, ("engine", "vllm")), 8192)
+    old = serving.StepModel(scen(*pairs, ("engine", "vllm@2026.12.7")), 8192)
+    args = (256, 256 * 1500.0, 2048, serving.chunk_attention(2048, 0), 2048.0)
+    assert new.mixed(*args) >= old.mixed(*args)
+    assert new.mixed(*args) / old.mixed(*args) < 2.0
+    # decode-only steps of the two revisions agree while every kernel is memory-bound
+    ctx = np.array([4 * 1500.0])
+    assert new.decode(4, ctx)[0] == pytest.approx(old.decode(4, ctx)[0], rel=1e-12)

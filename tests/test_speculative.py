@@ -73,7 +73,11 @@ def test_the_gain_shrinks_with_batch_and_crosses_over(scenario):
     b = np.array([1, 4, 16, 64, 128, 256, 512])
     sw = spec_gain.speedup_sweep(s, b)
     assert sw["speedup"][0] > 1.5
-    assert np.all(np.diff(sw["speedup"]) < 1e-9)  # never grows with the batch
+    # it shrinks up to the compute roof, then levels off: there both steps' GEMMs grow with the
+    # batch and the KV read, once per sequence whatever it verifies, adds the same to both
+    # (model.roofline.gpu_time), so the ratio tends to a constant
+    assert np.all(np.diff(sw["speedup"][:-1]) < 1e-9)
+    assert sw["speedup"][-1] == pytest.approx(sw["speedup"][-2], rel=0.03)
     cross = sw["crossover_batch"]
     assert cross is not None and b[0] < cross < b[-1]
     i = np.searchsorted(b, cross)

@@ -63,6 +63,8 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
                 f"{s.bw_efficiency:.0%} of HBM bandwidth{on_gpu}, {s.flops_efficiency:.0%} of peak "
                 f"FLOPS in decode and {s.prefill_efficiency:.0%} in prefill"
             ).replace("%", " %")
+        if s.engine_figures.per_kernel_roofline:  # model.roofline.gpu_time
+            peaks += "; GEMMs and attention each at their own roof"
         gemm = gemm_extra_us(s.engine_figures, s.hardware.id)
         if gemm:  # a GPU slower than the H100 to start a kernel (presets/engines-EVIDENCE.md)
             peaks += f", {gemm:g} µs more per GEMM than an H100 (its kernels' floor)"

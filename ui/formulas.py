@@ -67,6 +67,16 @@ def roofline_formulas(compute_dtype: str, weights_dtype: str) -> None:
             r"T_{cmp} = \frac{\text{FLOPs/GPU}}{\text{peak}\cdot\eta_{flops}},\quad "
             r"T_{gpu} = \max(T_{mem}, T_{cmp}) + T_{allreduce}"
         )
+        st.markdown(
+            "That is the source posts' roofline: the whole step at one roof. The vLLM and "
+            "SGLang profiles (from revision 2026.12.8) time a step's GEMMs and its attention as "
+            "the separate kernels they are, each at its own roof, so a large batch whose GEMMs "
+            "are compute-bound still pays its KV read:"
+        )
+        st.latex(
+            r"T_{gpu} = \max(T^{gemm}_{mem}, T^{gemm}_{cmp}) + "
+            r"\max(T^{attn}_{mem}, T^{attn}_{cmp}) + T_{allreduce}"
+        )
         st.latex(
             r"T_{step} = T_{gpu} + N_{launch}\,\tau + T_{host}\ \ (\text{additive}),\qquad "
             r"T_{step} = \max(T_{gpu}, N_{launch}\tau) + T_{host}\ \ (\text{pipelined})"
@@ -283,7 +293,9 @@ def serving_formulas() -> None:
             "per step, every sequence's KV read (sliding-window layers read at most their "
             "window), 2 × active params (less an untied input table) FLOPs per token plus "
             "attention); a decode-only step is exactly the Roofline lens's step at that batch "
-            "and mean context. Between events (an arrival the scheduler could admit, a sequence "
+            "and mean context; with the vLLM and SGLang profiles the GEMMs' roof and the "
+            "attention kernel's (every KV read against the attention FLOPs) add, as on the "
+            "Roofline lens. Between events (an arrival the scheduler could admit, a sequence "
             "finishing, the cache filling) a batch's steps differ only by one token of context "
             "each, so they are added up in closed form. Each request also pays the engine's "
             "front-end time (HTTP, chat template, tokenisation) before it is scheduled."
