@@ -243,3 +243,17 @@ def test_the_seeds_engine_keeps_one_roof(scenario):
     sw = sweep(s, [1, 512, 4096])
     one_roof = np.maximum(sw["t_memory_s"], sw["t_compute_s"]) + sw["t_comm_s"]
     assert_allclose(sw["t_gpu_s"], one_roof, rtol=1e-12)
+
+
+def test_the_step_split_says_when_the_kernels_add():
+    at = page_test("pages/1_Roofline.py", timeout=120)
+    for key, value in (("model", "qwen3-14b"), ("gpus", "1"), ("batch", "512")):
+        at.query_params[key] = value
+    at.query_params["context_tokens"] = "1024"
+    at.run()
+    split = [c.value for c in at.caption if c.value.startswith("Step split")]
+    assert split and "the GEMMs' roof and then attention's" in split[0], split
+    at.query_params["batch"] = "1"  # every kernel memory-bound: the plain split
+    at.run()
+    split = [c.value for c in at.caption if c.value.startswith("Step split")]
+    assert split and split[0].startswith("Step split: memory"), split

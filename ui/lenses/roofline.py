@@ -39,8 +39,16 @@ def _host(dec: dict) -> str:
 
 def _split(v: View) -> str:
     dec = v.f["decode"]
+    mem, cmp = dec["t_memory_ms"], dec["t_compute_ms"]
+    kernels = dec["t_gpu_ms"] - dec["t_comm_ms"]
+    roofs = f"memory {mem:.3f} ms · compute {cmp:.3f} ms"
+    if kernels > max(mem, cmp) * (1 + 1e-9):  # GEMMs and attention at their own roofs
+        roofs = (
+            f"GPU kernels {kernels:.3f} ms, the GEMMs' roof and then attention's (all bytes "
+            f"{mem:.3f} ms, all FLOPs {cmp:.3f} ms)"
+        )
     return (
-        f"Step split: memory {dec['t_memory_ms']:.3f} ms · compute {dec['t_compute_ms']:.3f} ms · "
+        f"Step split: {roofs} · "
         f"all-reduce {dec['t_comm_ms']:.3f} ms · launch {dec['t_launch_ms']:.3f} ms "
         f"({dec['launches']} launches) · {_host(dec)}"
         + (f" · drafts {dec['t_draft_ms']:.3f} ms" if dec.get("t_draft_ms") else "")
