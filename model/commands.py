@@ -310,6 +310,12 @@ def vllm_serve(
     elif at_least(release, "0.6.5"):
         cmd.add("--no-enable-prefix-caching")
     # before 0.6.5 prefix caching is off unless asked for: nothing to write
+    # asynchronous scheduling: opt-in before 0.14, on by default from it (presets/engines.yaml)
+    async_default = at_least(release, "0.14.0")
+    if s.async_scheduling_on and not async_default:
+        cmd.add("--async-scheduling")
+    elif not s.async_scheduling_on and async_default:
+        cmd.add("--no-async-scheduling")
     if s.speculative != "none":
         _vllm_speculative(s, cmd, notes, release)
     if role:
@@ -470,6 +476,8 @@ def sglang_serve(s: Scenario, role: str | None = None) -> tuple[Command, list[st
         cmd.add("--load-format", fmt, check=f"--load-format={fmt}")
     if not s.prefix_caching_on:
         cmd.add("--disable-radix-cache")
+    if not s.async_scheduling_on:  # the overlap scheduler is on by default
+        cmd.add("--disable-overlap-schedule")
     if s.speculative != "none":
         k = speculative.k_of(s)
         if s.speculative == "draft":

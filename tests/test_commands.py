@@ -60,6 +60,7 @@ SCENARIOS = [
     {"model": "llama-3.1-8b", "gpus": 1, "speculative": "draft"},
     {"model": "llama-3.1-8b", "gpus": 1, "loader": "runai_streamer", "api_server_count": 4},
     {"model": "llama-3.1-8b", "gpus": 1, "sleep_level": 1, "cuda_graphs": "piecewise"},
+    {"model": "llama-3.1-8b", "gpus": 1, "async_scheduling": "false"},
 ]
 
 
@@ -102,6 +103,11 @@ def test_every_vllm_flag_is_the_scenarios_value(kw):
         assert json.loads(a["--model-loader-extra-config"]) == {"concurrency": s.concurrency}
     assert ("--enable-prefix-caching" in a) == s.prefix_caching_on
     assert ("--no-enable-prefix-caching" in a) == (not s.prefix_caching_on)
+    # asynchronous scheduling: written where it differs from the release's default (off
+    # before 0.14, the vllm profile's commands being written for 0.11.0)
+    on_by_default = commands.at_least(commands.target(s).release, "0.14.0")
+    assert ("--async-scheduling" in a) == (s.async_scheduling_on and not on_by_default)
+    assert ("--no-async-scheduling" in a) == (not s.async_scheduling_on and on_by_default)
     assert int(a.get("--api-server-count") or 1) == s.api_server_count
     assert ("--enable-sleep-mode" in a) == (s.sleep_level > 0)
     if s.speculative == "none":
@@ -132,6 +138,7 @@ def test_every_sglang_flag_is_the_scenarios_value(kw):
     assert int(a["--chunked-prefill-size"]) == s.max_num_batched_tokens
     assert float(a["--mem-fraction-static"]) == pytest.approx(s.gpu_memory_utilization)
     assert ("--disable-radix-cache" in a) == (not s.prefix_caching_on)
+    assert ("--disable-overlap-schedule" in a) == (not s.async_scheduling_on)
     assert ("--disable-cuda-graph" in a) == (s.cuda_graphs == "none")
     if s.cuda_graphs != "none":
         assert int(a["--cuda-graph-max-bs"]) == max(s.capture_sizes)
@@ -356,3 +363,25 @@ def test_the_flag_table_is_sourced_and_covers_every_profile():
         for band in [None, *(b.version for b in profile.bands)]:
             key = f"{ident}@{band}" if band else ident
             assert key in table.targets or ident in table.targets
+
+
+def test_async_scheduling_is_written_against_the_releases_default():
+    """vLLM's async scheduling is opt-in before 0.14 and on by default from it (PR 27614):
+    the command says so only where the scenario differs from the release's default."""
+    on = _s(model="llama-3.1-8b", gpus=1)  # auto: the vllm profile's async scheduling
+    off = _s(model="llama-3.1-8b", gpus=1, async_scheduling="false")
+    assert on.async_scheduling_on and not off.async_scheduling_on
+    assert "--async-scheduling" in commands.vllm_serve(on)[0].argv  # written for 0.11.0
+    assert "--async-scheduling" not in commands.vllm_serve(on, release="0.14.0")[0].argv
+    assert "--no-async-scheduling" in commands.vllm_serve(off, release="0.14.1")[0].argv
+    assert not {"--async-scheduling", "--no-async-scheduling"} & set(
+        commands.vllm_serve(off)[0].argv
+    )
+    band = _s(model="llama-3.1-8b", gpus=1, engine="vllm@0.11")  # 0.11-0.13: off by default
+    assert "--async-scheduling" not in commands.vllm_serve(band)[0].argv
+    # asked of a release older than the flag: named with the release that has it
+    old = _s(engine="vllm@0.9", model="llama-3.1-8b", gpus=1, async_scheduling="true")
+    out = commands.commands(old, "http://x")
+    assert any("--async-scheduling" in m and "0.11.0" in m for m in out.missing), out.missing
+    sg = _s(model="llama-3.1-8b", gpus=1, engine="sglang", async_scheduling="false")
+    assert "--disable-overlap-schedule" in commands.sglang_serve(sg)[0].argv
