@@ -353,6 +353,14 @@ def draft_s(s: Scenario, batch) -> np.ndarray:
     return host + speculative.k_of(s) * t * (b > 0)
 
 
+def attention_s(s: Scenario, kv_bytes, attn_flops, efficiency: float) -> tuple:
+    """A step's attention kernel on one GPU: the time of its KV read and of its FLOPs at
+    ``efficiency`` of the peak [s], the terms :func:`model.roofline.gpu_time` sets apart."""
+    _, peak, bw = peaks(s)
+    t_mem = roofline.memory_time(kv_bytes / memory.kv_shards_of(s), bw, s.bw_efficiency)
+    return t_mem, roofline.compute_time(attn_flops / s.gpus, peak, efficiency)
+
+
 def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
     """Decode-step figures for every batch in ``batch`` (one vectorised call).
 
@@ -407,11 +415,10 @@ def sweep(s: Scenario, batch) -> dict[str, np.ndarray]:
         t_cmp = roofline.compute_time(dense / s.gpus, peak, s.flops_efficiency) + moe_flops
     t_comm = comm_s(s, padded)
     # the step's attention: its KV read and its FLOPs over the context (roofline.gpu_time)
-    t_mem_attn = roofline.memory_time(kv_bytes / memory.kv_shards_of(s), bw, s.bw_efficiency)
     attn_flops = roofline.step_flops(padded, 0.0, m.layers, m.heads, m.head_dim, attended)
-    t_cmp_attn = roofline.compute_time(attn_flops / s.gpus, peak, s.flops_efficiency)
+    attn = attention_s(s, kv_bytes, attn_flops, s.flops_efficiency)
     per_kernel = s.engine_figures.per_kernel_roofline
-    t_gpu = roofline.gpu_time(t_mem, t_cmp, t_mem_attn, t_cmp_attn, per_kernel) + t_comm
+    t_gpu = roofline.gpu_time(t_mem, t_cmp, *attn, per_kernel) + t_comm
 
     launches, t_launch = launch_s(s, tok)
     # the engine core's per-sequence work: in every step, or, with asynchronous scheduling,

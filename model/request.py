@@ -13,6 +13,7 @@ import numpy as np
 from model import memory, roofline
 from model.decode import (
     at_batch,
+    attention_s,
     comm_s,
     dense_matmul_params,
     launch_s,
@@ -94,11 +95,9 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
     t_comm = comm_s(s, sizes)
     _, t_launch = launch_s(s, sizes)
     # the chunk's attention: its KV read and its FLOPs over the context (roofline.gpu_time)
-    t_mem_attn = roofline.memory_time(kv_bytes / memory.kv_shards_of(s), bw, s.bw_efficiency)
     attn_flops = prefill_flops(sizes, 0.0, 0.0, m.layers, m.heads, m.head_dim, attended)
-    t_cmp_attn = roofline.compute_time(attn_flops / s.gpus, peak, s.prefill_efficiency)
-    per_kernel = s.engine_figures.per_kernel_roofline
-    t_gpu = roofline.gpu_time(t_mem, t_cmp, t_mem_attn, t_cmp_attn, per_kernel)
+    attn = attention_s(s, kv_bytes, attn_flops, s.prefill_efficiency)
+    t_gpu = roofline.gpu_time(t_mem, t_cmp, *attn, s.engine_figures.per_kernel_roofline)
     t_step = np.maximum(t_gpu + t_comm, t_launch)
     return {
         "flops": flops,

@@ -190,13 +190,11 @@ class StepModel:
         steps) [s]."""
         p = self._dec_row(n)
         ctx = self.attended(n, ctx)
-        if self.per_kernel:
-            att = max(self.kv_s_per_tok, p["attn_scale"] * self.dec_attn_s)
-            t_gpu = max(p["w_s"], p["lin_s"]) + ctx * att + p["comm_s"]
-        else:
-            t_mem = p["w_s"] + ctx * self.kv_s_per_tok
-            t_cmp = p["lin_s"] + ctx * p["attn_scale"] * self.dec_attn_s
-            t_gpu = np.maximum(t_mem, t_cmp) + p["comm_s"]
+        kv, att = ctx * self.kv_s_per_tok, ctx * p["attn_scale"] * self.dec_attn_s
+        t_gpu = (
+            roofline.gpu_time(p["w_s"] + kv, p["lin_s"] + att, kv, att, self.per_kernel)
+            + p["comm_s"]
+        )
         t = roofline.step_time(t_gpu, p["launch_s"], p["host_s"], self.s.launch_model)
         return np.maximum(t, n * self.api_s) if self.api_s else t
 
@@ -279,10 +277,8 @@ class StepModel:
         kv_s = (ctx_dec + p_kv) * self.kv_s_per_tok
         lin_s = n_dec * q * self.dec_lin_s + p_tok * self.pre_lin_s + moe
         attn_s = ctx_dec * q * self.dec_attn_s + p_attn * self.pre_attn_s
-        if self.per_kernel:  # the GEMMs, then one attention kernel over decodes and chunks
-            t_gpu = max(w, lin_s) + max(kv_s, attn_s) + comm
-        else:
-            t_gpu = max(w + kv_s, lin_s + attn_s) + comm
+        # per kernel: the GEMMs, then one attention kernel over the decodes and the chunks
+        t_gpu = roofline.gpu_time(w + kv_s, lin_s + attn_s, kv_s, attn_s, self.per_kernel) + comm
         # host work, per-sequence work and the MoE layers' overhead as the decode row of n_dec
         host = self._dec_row(n_dec)["host_s"] if n_dec else self.host_s
         return float(max(max(t_gpu, launch) + host, n_dec * self.api_s))

@@ -22,11 +22,10 @@ from statistics import median
 
 import numpy as np
 
-from model import roofline
+from model import engines, roofline
+from model.presets import hardware_presets
 from tools.aic import tables
 
-BW, PEAK = 3.35e12, 989e12  # H100 SXM: HBM [B/s], dense BF16 [FLOP/s] (presets/hardware.yaml)
-ETA_BW, ETA_FLOPS = 0.80, 0.60  # the vllm profile's bw_efficiency, flops_efficiency
 SHAPES = {  # hidden, heads, kv heads, head dim, FFN, layers
     "4096/32/8, FFN 12288, 32 layers": (4096, 32, 8, 128, 12288, 32),
     "5120/40/8, FFN 16384, 40 layers": (5120, 40, 8, 128, 16384, 40),
@@ -36,6 +35,10 @@ CONTEXTS = (128, 512, 2048)
 
 
 def main(wheel: str) -> None:
+    h100 = hardware_presets()["h100-sxm"]
+    bw, peak = h100.hbm_bandwidth_tb_s * 1e12, h100.peak_tflops["bf16"] * 1e12
+    vllm = engines.engine_profiles()["vllm"].figures()  # the efficiencies the step is run at
+    eta_bw, eta_flops = vllm.bw_efficiency, vllm.flops_efficiency
     paths = {
         "gemm": "h100_sxm/gemm/vllm/0.24.0/gemm_perf.parquet",
         "attn": "h100_sxm/attention/vllm/0.24.0/generation_attention_perf.parquet",
@@ -80,12 +83,12 @@ def main(wheel: str) -> None:
                 measured = layers * (sum(gk) + at)
                 w_bytes = params * 2.0
                 kv_bytes = b * ctx * layers * 2 * kvh * hd * 2.0
-                t_mem = roofline.memory_time(w_bytes + kv_bytes, BW, ETA_BW)
-                t_mem_attn = roofline.memory_time(kv_bytes, BW, ETA_BW)
+                t_mem = roofline.memory_time(w_bytes + kv_bytes, bw, eta_bw)
+                t_mem_attn = roofline.memory_time(kv_bytes, bw, eta_bw)
                 flops = roofline.step_flops(b, params, layers, heads, hd, ctx)
-                t_cmp = roofline.compute_time(flops, PEAK, ETA_FLOPS)
+                t_cmp = roofline.compute_time(flops, peak, eta_flops)
                 attn_flops = roofline.step_flops(b, 0.0, layers, heads, hd, ctx)
-                t_cmp_attn = roofline.compute_time(attn_flops, PEAK, ETA_FLOPS)
+                t_cmp_attn = roofline.compute_time(attn_flops, peak, eta_flops)
                 whole = float(roofline.gpu_time(t_mem, t_cmp))
                 split = float(roofline.gpu_time(t_mem, t_cmp, t_mem_attn, t_cmp_attn, True))
                 ratios["whole step"].append((b, measured / whole))
