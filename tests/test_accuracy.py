@@ -261,3 +261,19 @@ def test_a_grid_can_set_numbers_on_one_engine_s_current_runs_only():
     assert by_engine["vllm@0.11"] == {True} and by_engine[None] == {True}
     assert by_engine["vllm@0.9"] == {False}
     assert all(v == {False} for k, v in by_engine.items() if k and k.startswith("sglang"))
+
+
+def test_streams_are_little_s_law_on_a_run_s_own_figures():
+    """Sequences streaming at once = output tokens per second × the gap between one
+    sequence's tokens: 3,174 tok/s at a 60 ms median ITL is 190 streams (GPUStack's
+    Qwen3-14B H100 ShareGPT flood, by hand)."""
+    from tools.published_serving import run_report, streams
+
+    assert streams(3173.9, 0.05999) == pytest.approx(190.4, abs=0.1)
+    lines = run_report("gpustack-qwen3-14b-h100-vllm-bf16-default-sgpt-L89")
+    assert lines[0].startswith("gpustack-qwen3-14b-h100-vllm-bf16-default-sgpt-L89 (fit)")
+    last = lines[-1]
+    assert "streams (throughput × median ITL): measured 190," in last
+    modelled = float(re.search(r"modelled (\d+)", last).group(1))
+    assert modelled > 0
+    assert run_report("no-such-run") == []

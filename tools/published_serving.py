@@ -13,7 +13,10 @@ engine profile's ``frontend_ms`` is derived from the concurrency-1 runs of the o
 Load classes: ``concurrency 1`` (max_concurrency 1); ``saturation`` (rate inf without a
 concurrency limit, or a concurrency of 64 or more); ``light load`` (the rest).
 
-``python -m tools.published_serving`` prints the table and the median errors.
+``python -m tools.published_serving`` prints the table and the median errors;
+``python -m tools.published_serving --run PATTERN ['{"key": value}']`` prints the runs whose id
+contains ``PATTERN``, figure by figure, with scenario keys set on top of each run's
+(:func:`run_report`).
 """
 
 from __future__ import annotations
@@ -195,6 +198,51 @@ def compare(**extra) -> list[dict]:
     return out
 
 
+def streams(throughput_tok_s: float, itl_s: float) -> float:
+    """Sequences streaming at once, by Little's law: output tokens per second × the gap
+    between one sequence's tokens (the median ITL) [sequences]. Applied alike to a run's
+    measured and modelled figures, it shows whether a server and the model spread the same
+    throughput over as many streams (docs/serving.md, "The ShareGPT floods")."""
+    return float(throughput_tok_s) * float(itl_s)
+
+
+def run_report(pattern: str, **extra) -> list[str]:
+    """Lines for the runs whose id contains ``pattern``: each figure measured, modelled and
+    their error, then the streams both imply (:func:`streams`) and the model's mean running
+    batch over its decode steps. ``extra`` sets scenario keys on every run (a probe, never a
+    choice: the table's split rules how numbers are chosen)."""
+    out = []
+    for run_id, rows in runs().items():
+        if pattern not in run_id:
+            continue
+        s = scenario_of(rows[0], **extra)
+        res = serving.run(s)
+        fig, sim = res["figures"], res["sim"]
+        out.append(f"{run_id} ({'held out' if held_out(run_id, rows[0]) else 'fit'})")
+        meas = {}
+        for row in rows:
+            got = fig.get(row["metric"])
+            if got is None:
+                continue
+            value = float(row["value"])
+            meas[row["metric"]] = value
+            out.append(
+                f"  {row['metric']:<24} measured {value:>10.4g}  modelled {float(got):>10.4g}"
+                f"  {(float(got) - value) / value:+7.0%}"
+            )
+        pair = ("output_throughput", "median_itl_ms")
+        if all(k in meas for k in pair):
+            m = streams(meas[pair[0]], meas[pair[1]] / 1e3)
+            g = streams(fig[pair[0]], fig[pair[1]] / 1e3)
+            busy = sim["step_itl_tokens"] > 0
+            mean_batch = float(sim["step_batch"][busy].mean()) if busy.any() else 0.0
+            out.append(
+                f"  streams (throughput × median ITL): measured {m:.0f}, modelled {g:.0f}; "
+                f"the model's mean batch over its decode steps {mean_batch:.0f}"
+            )
+    return out
+
+
 def derive_frontend_ms() -> float:
     """The front-end time that makes the fitting runs' concurrency-1 mean TTFT right: the
     median of measured − modelled (modelled with no front-end time), at least 0 [ms]."""
@@ -282,6 +330,16 @@ if __name__ == "__main__":
 
     if "--derive" in sys.argv:
         print(f"frontend_ms = {derive_frontend_ms():.1f}")
+        raise SystemExit(0)
+    if "--run" in sys.argv:
+        import json
+
+        at = sys.argv.index("--run")
+        if at + 1 >= len(sys.argv):
+            raise SystemExit("--run needs a run-id pattern, e.g. --run qwen3-14b-h100")
+        keys = json.loads(sys.argv[at + 2]) if at + 2 < len(sys.argv) else {}
+        lines = run_report(sys.argv[at + 1], **keys)
+        print("\n".join(lines) if lines else f"no run id contains {sys.argv[at + 1]!r}")
         raise SystemExit(0)
     recs = compare()
     for r in recs:
