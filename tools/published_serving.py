@@ -337,8 +337,13 @@ if __name__ == "__main__":
         at = sys.argv.index("--run")
         if at + 1 >= len(sys.argv):
             raise SystemExit("--run needs a run-id pattern, e.g. --run qwen3-14b-h100")
-        keys = json.loads(sys.argv[at + 2]) if at + 2 < len(sys.argv) else {}
-        lines = run_report(sys.argv[at + 1], **keys)
+        try:
+            keys = json.loads(sys.argv[at + 2]) if at + 2 < len(sys.argv) else {}
+            if not isinstance(keys, dict):
+                raise ValueError("the keys must be a JSON object, e.g. '{\"frontend_ms\": 20}'")
+            lines = run_report(sys.argv[at + 1], **keys)
+        except ValueError as exc:  # a JSON error is a ValueError too
+            raise SystemExit(f"--run: {exc}") from None
         print("\n".join(lines) if lines else f"no run id contains {sys.argv[at + 1]!r}")
         raise SystemExit(0)
     recs = compare()
