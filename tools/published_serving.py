@@ -179,22 +179,30 @@ def compare(**extra) -> list[dict]:
         except (serving.DoesNotFit, ValueError) as exc:
             out.append({"run": run_id, "skipped": str(exc)[:120]})
             continue
-        for row in rows:
-            got = fig.get(row["metric"])
-            if got is None:
-                continue
-            value = float(row["value"])
-            out.append(
-                {
-                    "run": run_id,
-                    "metric": row["metric"],
-                    "measured": value,
-                    "modelled": float(got),
-                    "error": (float(got) - value) / value,
-                    "class": load_class(row),
-                    "held_out": held_out(run_id, row),
-                }
-            )
+        out.extend(records(run_id, rows, fig))
+    return out
+
+
+def records(run_id: str, rows: list[dict], fig: dict) -> list[dict]:
+    """One record per figure of a run that the model gives: measured, modelled, relative
+    error, load class and split (what :func:`compare` and :func:`run_report` both read)."""
+    out = []
+    for row in rows:
+        got = fig.get(row["metric"])
+        if got is None:
+            continue
+        value = float(row["value"])
+        out.append(
+            {
+                "run": run_id,
+                "metric": row["metric"],
+                "measured": value,
+                "modelled": float(got),
+                "error": (float(got) - value) / value,
+                "class": load_class(row),
+                "held_out": held_out(run_id, row),
+            }
+        )
     return out
 
 
@@ -202,7 +210,7 @@ def streams(throughput_tok_s: float, itl_s: float) -> float:
     """Sequences streaming at once, by Little's law: output tokens per second × the gap
     between one sequence's tokens (the median ITL) [sequences]. Applied alike to a run's
     measured and modelled figures, it shows whether a server and the model spread the same
-    throughput over as many streams (docs/serving.md, "The ShareGPT floods")."""
+    throughput over as many streams (docs/serving.md, "Streams at once, by Little's law")."""
     return float(throughput_tok_s) * float(itl_s)
 
 
@@ -220,15 +228,11 @@ def run_report(pattern: str, **extra) -> list[str]:
         fig, sim = res["figures"], res["sim"]
         out.append(f"{run_id} ({'held out' if held_out(run_id, rows[0]) else 'fit'})")
         meas = {}
-        for row in rows:
-            got = fig.get(row["metric"])
-            if got is None:
-                continue
-            value = float(row["value"])
-            meas[row["metric"]] = value
+        for r in records(run_id, rows, fig):
+            meas[r["metric"]] = r["measured"]
             out.append(
-                f"  {row['metric']:<24} measured {value:>10.4g}  modelled {float(got):>10.4g}"
-                f"  {(float(got) - value) / value:+7.0%}"
+                f"  {r['metric']:<24} measured {r['measured']:>10.4g}  "
+                f"modelled {r['modelled']:>10.4g}  {r['error']:+7.0%}"
             )
         pair = ("output_throughput", "median_itl_ms")
         if all(k in meas for k in pair):
