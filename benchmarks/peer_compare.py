@@ -27,7 +27,8 @@ to HYBRID where the silicon tables miss an op, which the cache records):
   current database version for that system (its versions are not the runs' versions);
 * parallelism: gpus = TP (``pp2`` in the run id -> PP 2; ``ep`` -> MoE expert parallel;
   ``dpattn`` -> attention DP); MoE models otherwise MoE-TP = TP;
-* isl/osl: the run's mean prompt tokens and the output tokens it generated
+* isl/osl: the run's mean prompt tokens (with the chat template's tokens through a chat
+  endpoint, ``tools.published_serving.chat_template_tokens``) and the output tokens it generated
   (``tools.published_serving.generated_mean``, as this project's runs take them;
   ``prefix_cached_tokens=N`` in the notes -> AIConfigurator's ``prefix``); ctx_tokens:
   AIConfigurator's default (= isl). ``--ctx-tokens engine`` passes the engine's prefill chunk instead (vLLM 8192, 2048 on A100 / GPUs under
@@ -317,7 +318,8 @@ def job_for(run_id: str, row: dict, ctx_mode: str = "aic") -> tuple[dict | None,
         model_path=path,
         system_name=SYSTEMS[gpu],
         backend_name=engine,
-        isl=round(float(row["prompt_tokens"])),
+        # the prompt the server prefilled, as this project is given it (chat template included)
+        isl=round(float(row["prompt_tokens"])) + ps.chat_template_tokens(row),
         osl=max(round(ps.generated_mean(row)), 1),
         tp_size=tp,
         pp_size=pp,

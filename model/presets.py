@@ -42,7 +42,10 @@ class ModelPreset(ModelSpec):
 
     @model_validator(mode="after")
     def _config_and_params_sourced(self) -> ModelPreset:
-        missing = [k for k in ("config", "params_b") if not self.sources.get(k)]
+        needed = ["config", "params_b"]
+        if self.chat_template_tokens is not None:
+            needed.append("chat_template_tokens")
+        missing = [k for k in needed if not self.sources.get(k)]
         if missing:
             raise ValueError(f"sources is missing {', '.join(missing)}")
         return self

@@ -179,6 +179,14 @@ class ModelSpec(BaseModel):
         description="parameters of the checkpoint's multi-token-prediction module [billions] "
         "(DeepSeek-V3/R1: 14), not in params_b; loaded only for speculative=mtp",
     )
+    chat_template_tokens: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="tokens the model's chat template puts around one user message (the "
+        "generation prompt included): a chat endpoint prefills them, a benchmark's printed "
+        "prompt tokens leave them out",
+    )
     sources: dict[str, Annotated[str, Field(max_length=500)]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -318,7 +326,7 @@ class Scenario(BaseModel):
         1024,
         ge=1,
         le=10_000_000,
-        description="tokens of one request's prompt: its prefill sets the time to first token; with `output_tokens` at most the model's context",
+        description="tokens of one request's prompt as the server prefills it (through a chat endpoint, with the model's chat template: presets/models.yaml `chat_template_tokens`): its prefill sets the time to first token; with `output_tokens` at most the model's context",
     )
     output_tokens: int = Field(
         256,

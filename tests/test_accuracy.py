@@ -277,3 +277,24 @@ def test_streams_are_little_s_law_on_a_run_s_own_figures():
     modelled = float(re.search(r"modelled (\d+)", last).group(1))
     assert modelled > 0
     assert run_report("no-such-run") == []
+
+
+def test_a_chat_endpoint_run_prefills_the_chat_template_too():
+    # vllm bench serve prints the prompt it drew; through /v1/chat/completions the server
+    # prefills the model's chat template around it (presets/models.yaml chat_template_tokens:
+    # Qwen3's ChatML turn and generation prompt, 8 tokens by hand: <|im_start|> twice,
+    # <|im_end|>, user, assistant, three newlines)
+    from model.presets import ModelPreset, model_presets
+    from tools.published_serving import chat_template_tokens, runs, scenario_of
+
+    row = runs()["gpustack-qwen3-14b-h100-vllm-bf16-default-rand4k-L346"][0]
+    assert row["endpoint"] == "chat" and row["prompt_tokens"] == "4000"
+    assert chat_template_tokens(row) == model_presets()["qwen3-14b"].chat_template_tokens == 8
+    assert scenario_of(row).prompt_tokens == 4008
+    assert chat_template_tokens(dict(row, endpoint="")) == 0
+    assert scenario_of(dict(row, endpoint="")).prompt_tokens == 4000
+    # a preset that states the tokens states where they come from
+    spec = {k: v for k, v in model_presets()["qwen3-14b"].model_dump().items() if k != "id"}
+    spec["sources"] = {k: v for k, v in spec["sources"].items() if k != "chat_template_tokens"}
+    with pytest.raises(ValueError, match="sources is missing chat_template_tokens"):
+        ModelPreset.model_validate(spec)

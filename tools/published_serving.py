@@ -137,6 +137,19 @@ def generated_mean(row: dict) -> float:
     return float(row["output_tokens"])
 
 
+def chat_template_tokens(row: dict) -> int:
+    """Tokens the model's chat template adds to each prompt of a run through a chat endpoint
+    (``endpoint`` ``chat``; the model preset's ``chat_template_tokens``, 0 where it states
+    none): the server prefills them, while ``vllm bench serve`` prints the prompt without them
+    (its random dataset counts the tokens it drew, its ShareGPT dataset the raw message)."""
+    if (row.get("endpoint") or "").strip() != "chat":
+        return 0
+    from model.presets import model_presets
+
+    preset = model_presets().get(row["model"])
+    return int(preset.chat_template_tokens or 0) if preset else 0
+
+
 def scenario_of(row: dict, **extra):
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
@@ -148,10 +161,15 @@ def scenario_of(row: dict, **extra):
         ("model", row["model"]),
         ("gpus", row["gpus"]),
         ("weights_dtype", row["weights_dtype"]),
-        # the Serving lens models no prefix cache: the prompt the run had to prefill
+        # the prompt the server prefilled: the printed one, less a prefix cache's hits the
+        # notes state, plus the chat template's tokens through a chat endpoint
         (
             "prompt_tokens",
-            str(round(float(row["prompt_tokens"])) - prefix_cached_tokens(row["notes"])),
+            str(
+                round(float(row["prompt_tokens"]))
+                - prefix_cached_tokens(row["notes"])
+                + chat_template_tokens(row)
+            ),
         ),
         ("output_tokens", str(max(round(generated_mean(row)), 1))),
         ("request_rate", rate),
