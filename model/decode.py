@@ -353,6 +353,34 @@ def draft_s(s: Scenario, batch) -> np.ndarray:
     return host + speculative.k_of(s) * t * (b > 0)
 
 
+def prefill_attention_scale(s: Scenario, kv_tokens):
+    """The factor on a prefill chunk's attended tokens (Σ over its tokens of the tokens each
+    attends to) that times its attention on the engine's measured context-attention curve,
+    share = e × kv / (kv + kv½) of the BF16 peak over the ``kv_tokens`` the chunk attends to,
+    where the step otherwise runs every FLOP at ``prefill_efficiency`` of the compute dtype's
+    peak: (that peak × prefill_efficiency) / (BF16 peak × share). 1 where the engine states no
+    curve (``prefill_attn_efficiency`` none). Vectorised.
+
+    References
+    ----------
+    .. [1] aiconfigurator-core 0.12.0, systems/data/h100_sxm/attention/{vllm/0.24.0,
+       sglang/0.5.14}/context_attention_perf.parquet: causal context attention (vLLM's
+       FlashAttention-3) over one prompt reaches 0.26 of the BF16 peak at 1,024 tokens, 0.52 at
+       4,096 and 0.62 at 16,384 (tools/fit_prefill_attention.py; presets/engines-EVIDENCE.md,
+       "Prefill attention at its own efficiency").
+    """
+    kv = np.asarray(kv_tokens, dtype=float)
+    fig = s.engine_figures
+    e = fig.prefill_attn_efficiency
+    if not e:
+        return np.ones_like(kv)
+    cdtype, peak, _ = peaks(s)
+    table = s.hardware.peak_tflops
+    bf16 = table.get("bf16", table.get("fp16", table[cdtype])) * TERA
+    share = e * kv / (kv + fig.prefill_attn_kv_half)
+    return peak * s.prefill_efficiency / (bf16 * np.maximum(share, 1e-6))
+
+
 def attention_s(s: Scenario, kv_bytes, attn_flops, efficiency: float) -> tuple:
     """A step's attention kernel on one GPU: the time of its KV read and of its FLOPs at
     ``efficiency`` of the peak [s], the terms :func:`model.roofline.gpu_time` sets apart."""

@@ -172,6 +172,20 @@ class EngineFigures(BaseModel):
         "roof: GPU time = max(GEMM bytes, GEMM FLOPs) + max(KV bytes, attention FLOPs); false: "
         "the whole step at one roof, max(all bytes, all FLOPs) (SPEC 4.1, the seeds' count)",
     )
+    prefill_attn_efficiency: float | None = Field(
+        None,
+        ge=0.001,
+        le=1,
+        description="a prefill chunk's causal attention at its own share of the BF16 peak, "
+        "e × kv / (kv + prefill_attn_kv_half) over the kv tokens the chunk attends to (the "
+        "context-attention kernel's measured curve); none: at prefill_efficiency like its GEMMs",
+    )
+    prefill_attn_kv_half: float = Field(
+        0.0,
+        ge=0,
+        le=10_000_000,
+        description="the kv tokens at which the prefill attention reaches half its share [tokens]",
+    )
     cache_keeps_decoded: bool = Field(
         True,
         description="with prefix caching on, a preempted request's generated tokens stay "

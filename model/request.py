@@ -20,6 +20,7 @@ from model.decode import (
     matmul_params,
     moe_flops_s,
     peaks,
+    prefill_attention_scale,
     weights_bytes_per_gpu,
 )
 from model.scenario import Scenario
@@ -66,7 +67,9 @@ def prefill_flops(tokens, start, active_params, layers, heads, head_dim, attende
     return 2.0 * active_params * t + 4.0 * layers * heads * head_dim * np.asarray(attended, float)
 
 
-def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarray]:
+def prefill_steps(
+    s: Scenario, sizes, attended, kv_tokens, attended_time=None
+) -> dict[str, np.ndarray]:
     """The GPU work of prefill steps of ``sizes`` tokens: FLOPs, bytes per GPU and the time
     terms, each an array over the steps. ``attended`` is Σ over a step's tokens of the KV tokens
     each attends to, ``kv_tokens`` the KV tokens the step reads and writes [tokens]. A step is
@@ -75,27 +78,35 @@ def prefill_steps(s: Scenario, sizes, attended, kv_tokens) -> dict[str, np.ndarr
 
     References
     ----------
+    ``attended_time``: the attended tokens as the step's time counts them, where the engine
+    times its prefill attention on its own curve (:func:`model.decode.prefill_attention_scale`);
+    ``attended`` by default. The FLOPs reported are ``attended``'s.
+
     .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens".
     """
     m = s.model
     _, peak, bw = peaks(s)
+    timed = attended if attended_time is None else attended_time
     kv_bytes = kv_tokens * memory.kv_bytes_per_token(s)
     # data-parallel ranks' experts spread over the replica (model.decode.weights_bytes_per_gpu)
     bytes_per_gpu = weights_bytes_per_gpu(s, sizes) + kv_bytes / memory.kv_shards_of(s)
     flops = prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
     moe_flops = moe_flops_s(s, sizes)
     if moe_flops is None:
-        t_cmp = roofline.compute_time(flops / s.gpus, peak, s.prefill_efficiency)
+        timed_flops = prefill_flops(
+            sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, timed
+        )
+        t_cmp = roofline.compute_time(timed_flops / s.gpus, peak, s.prefill_efficiency)
     else:  # the routed experts on the engine's grouped-GEMM curve (model.decode.moe_flops_s)
         dense = prefill_flops(
-            sizes, 0.0, dense_matmul_params(s), m.layers, m.heads, m.head_dim, attended
+            sizes, 0.0, dense_matmul_params(s), m.layers, m.heads, m.head_dim, timed
         )
         t_cmp = roofline.compute_time(dense / s.gpus, peak, s.prefill_efficiency) + moe_flops
     t_mem = roofline.memory_time(bytes_per_gpu, bw, s.bw_efficiency)
     t_comm = comm_s(s, sizes)
     _, t_launch = launch_s(s, sizes)
     # the chunk's attention: its KV read and its FLOPs over the context (roofline.gpu_time)
-    attn_flops = prefill_flops(sizes, 0.0, 0.0, m.layers, m.heads, m.head_dim, attended)
+    attn_flops = prefill_flops(sizes, 0.0, 0.0, m.layers, m.heads, m.head_dim, timed)
     attn = attention_s(s, kv_bytes, attn_flops, s.prefill_efficiency)
     t_gpu = roofline.gpu_time(t_mem, t_cmp, *attn, s.engine_figures.per_kernel_roofline)
     t_step = np.maximum(t_gpu + t_comm, t_launch)
@@ -133,14 +144,18 @@ def batch_prefill_s(s: Scenario, prompts: int) -> tuple[float, int]:
     chunk = int(s.max_num_batched_tokens)
     sizes = chunk_sizes(p, chunk)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
-    attended = float(memory.causal_attended(s, sizes, starts).sum()) / p  # per token
+    att = memory.causal_attended(s, sizes, starts)
+    attended = float(att.sum()) / p  # per token
+    attended_t = float((att * prefill_attention_scale(s, starts + sizes)).sum()) / p
     kv_tokens = float(memory.chunk_kv_tokens(s, sizes, starts).sum()) / p
     full, rem = divmod(max(int(prompts), 1) * p, chunk)
     # (tokens, how many such steps): full steps of `chunk` tokens, then the rest
     kinds = [(x, c) for x, c in ((chunk, full), (rem, 1)) if x and c]
     steps = np.array([float(x) for x, _ in kinds])
     count = np.array([float(c) for _, c in kinds])
-    t_step = prefill_steps(s, steps, steps * attended, steps * kv_tokens)["t_step"]
+    t_step = prefill_steps(s, steps, steps * attended, steps * kv_tokens, steps * attended_t)[
+        "t_step"
+    ]
     return float((count * (t_step + s.host_ms * MS)).sum()), int(count.sum())
 
 
@@ -183,11 +198,13 @@ def request_figures(s: Scenario) -> dict:
     sizes = chunk_sizes(s.prompt_tokens, s.max_num_batched_tokens)
     starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
     # earlier chunks' KV read (at most the window on sliding-window layers), this chunk's written
+    attended = memory.causal_attended(s, sizes, starts)
     work = prefill_steps(
         s,
         sizes,
-        memory.causal_attended(s, sizes, starts),
+        attended,
         memory.chunk_kv_tokens(s, sizes, starts),
+        attended * prefill_attention_scale(s, starts + sizes),
     )
     flops, bytes_per_gpu = work["flops"], work["bytes_per_gpu"]
     t_cmp, t_mem, t_comm, t_launch = (

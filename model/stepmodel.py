@@ -21,6 +21,7 @@ from model.decode import (
     moe_flops_s,
     moe_overhead_s,
     peaks,
+    prefill_attention_scale,
     weights_bytes_per_gpu,
 )
 from model.scenario import Scenario
@@ -65,6 +66,12 @@ class StepModel:
         attn = 4.0 * m.layers * m.heads * m.head_dim
         self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
         self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
+        # a prefill chunk's attention on the engine's own curve over the kv it attends to
+        # (model.decode.prefill_attention_scale): its attended tokens are scaled per chunk
+        # (model.decode.prefill_attention_scale): scale(kv) = C × (kv + kv½) / kv, C its limit
+        self._att_curve = bool(s.engine_figures.prefill_attn_efficiency)
+        self._att_c = float(prefill_attention_scale(s, 1e18)) if self._att_curve else 1.0
+        self._att_half = float(s.engine_figures.prefill_attn_kv_half)
         # the routed experts' FLOPs, where the engine times them on its grouped-GEMM curve,
         # are a term of the step's token count (model.decode.moe_flops_s) and not in these
         dense = dense_matmul_params(s)
@@ -179,11 +186,14 @@ class StepModel:
         (:func:`model.memory.causal_attended`, :func:`model.memory.chunk_kv_tokens`); plain
         arithmetic without a window (the scheduler's hot path)."""
         if not self.window:
-            return chunk_attention(tokens, start), float(start + tokens)
-        return (
-            float(memory.causal_attended(self.s, tokens, start)),
-            float(memory.chunk_kv_tokens(self.s, tokens, start)),
-        )
+            att, kv = chunk_attention(tokens, start), float(start + tokens)
+        else:
+            att = float(memory.causal_attended(self.s, tokens, start))
+            kv = float(memory.chunk_kv_tokens(self.s, tokens, start))
+        if self._att_curve:
+            whole = start + tokens
+            att *= self._att_c * (whole + self._att_half) / whole
+        return att, kv
 
     def decode(self, n: int, ctx) -> np.ndarray:
         """Decode-only steps of ``n`` sequences whose contexts sum to ``ctx`` (an array over

@@ -54,13 +54,13 @@ def test_url_carries_only_what_differs_from_the_base(scenario):
     s = scenario(scenario="seed-3b-4090", weights_dtype="int4")
     assert codecs.to_query(s) == "scenario=seed-3b-4090&engine=ideal@2026.11&weights_dtype=int4"
     # the engine is always named with its version: a link keeps its numbers after a revision
-    assert codecs.to_url(scenario()) == "http://localhost:8501/?engine=vllm@2026.12.9"
+    assert codecs.to_url(scenario()) == "http://localhost:8501/?engine=vllm@2026.12.10"
     url = codecs.to_url(
         scenario(hardware="rtx-4090", hardware__hbm_bandwidth_tb_s=1.0),
         PAGE_OF["cold_start"].url("https://whatif.example"),
     )
     assert (
-        url == "https://whatif.example/Cold_start?engine=vllm@2026.12.9&hardware=rtx-4090"
+        url == "https://whatif.example/Cold_start?engine=vllm@2026.12.10&hardware=rtx-4090"
         "&hardware.hbm_bandwidth_tb_s=1.0"
     )
 

@@ -56,7 +56,7 @@ def test_capture_per_graph_by_release_band(scenario):
     assert_allclose(s48.capture_s_per_graph * 102, 15.1, rtol=0.05)  # issue 47456: 15 s
     # a link to the band keeps its numbers; the current version is unchanged by it
     assert engines.normalise("vllm@0.9") == "vllm@0.9"
-    assert engines.normalise("vllm").endswith("@2026.12.9")
+    assert engines.normalise("vllm").endswith("@2026.12.10")
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_capture_per_graph_by_release_band(scenario):
         ("0.8.5", None, "vllm@0.9"),
         ("v0.10.1.1", "V1", "vllm@0.9"),
         ("0.11.2", None, "vllm@0.11"),
-        ("0.24.0", "V1", "vllm@2026.12.9"),
+        ("0.24.0", "V1", "vllm@2026.12.10"),
         ("0.6.4.dev26+g92d86da2", None, "vllm-v0@2026.12.4"),
         ("0.9.2", "V0", "vllm-v0@2026.12.4"),
         (None, "V0", "vllm-v0@2026.12.4"),

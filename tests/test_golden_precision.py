@@ -54,3 +54,18 @@ def test_digits_inside_a_word_or_a_hash_are_text():
     assert a["num"] == []
     assert not same(a, _fingerprint({"h": "0c6df660e8d2948e931bc69a", "v": "vllm@2026.12.5"}))
     assert not same(a, _fingerprint({"h": "0c6df660e8d2948e930bc69a", "v": "vllm@2026.12.6"}))
+
+
+def test_a_chart_s_data_revision_is_not_read_as_a_number():
+    # ui.chart_common.SpecFigure sets layout.datarevision to a hex digest of its traces; one
+    # such as 5478e17479280536 reads as a float that overflows to inf, and inf - inf is no
+    # agreement: the revision stays out of the fingerprint (its traces' numbers are in it)
+    from tools import golden
+
+    a = golden._fingerprint({"layout": {"datarevision": "5478e17479280536"}, "y": [1.5]})
+    b = golden._fingerprint({"layout": {"datarevision": "0f3a9c2b7d1e4a60"}, "y": [1.5]})
+    assert a == b and a["num"] == [1.5]
+    html = '<script>{"y": [2.5], "datarevision": "5478e17479280536"}</script>'
+    other = '<script>{"y": [2.5], "datarevision": "9e9"}</script>'
+    assert golden.same(golden._fingerprint(html), golden._fingerprint(other))
+    assert golden._fingerprint("a digest 5478e17479280536 in text")["num"] == []

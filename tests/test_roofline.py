@@ -257,3 +257,47 @@ def test_the_step_split_says_when_the_kernels_add():
     at.run()
     split = [c.value for c in at.caption if c.value.startswith("Step split")]
     assert split and split[0].startswith("Step split: memory"), split
+
+
+# ------------------------------------------------------- prefill attention's own curve (2026.12.10)
+
+
+def test_prefill_attention_runs_on_the_kernel_s_measured_curve_by_hand():
+    """vLLM's profile times a prefill chunk's attention at 0.642 × kv / (kv + 1,200) of the
+    BF16 peak (aiconfigurator's FA3 context-attention table), its GEMMs at prefill_efficiency
+    0.75: the attended tokens are scaled by 0.75 / share. At kv = 1,200 the share is 0.321, so
+    2.336; at 16,384 it is 0.598, so 1.254; the seeds' ideal engine keeps 1."""
+    from model.decode import prefill_attention_scale
+
+    pairs = [("model", "qwen3-14b"), ("hardware", "h100-sxm"), ("gpus", "1")]
+    s = resolve([*pairs, ("engine", "vllm")], strict=True)[0]
+    assert_allclose(
+        prefill_attention_scale(s, [1200, 16384]), [0.75 / 0.321, 0.75 / 0.59818], rtol=1e-3
+    )
+    ideal = resolve([*pairs, ("engine", "ideal")], strict=True)[0]
+    assert_allclose(prefill_attention_scale(ideal, [1200, 16384]), [1.0, 1.0])
+    # the 2026.12.9 revision a link may name keeps attention at prefill_efficiency
+    old = resolve([*pairs, ("engine", "vllm@2026.12.9")], strict=True)[0]
+    assert_allclose(prefill_attention_scale(old, [1200]), [1.0])
+
+
+def test_a_long_prompt_s_ttft_grows_by_its_attention_and_only_by_it():
+    """A 32,000-token prompt's TTFT on the curve minus at prefill_efficiency is the attention's
+    extra time alone: Σ over chunks of its attention FLOPs × (1 / (BF16 peak × share) − 1 /
+    (peak × 0.75)); the reported prefill FLOPs do not change."""
+    from model.request import chunk_sizes, request_figures
+
+    pairs = [("model", "qwen3-14b"), ("hardware", "h100-sxm"), ("gpus", "1")]
+    pairs += [("prompt_tokens", "32000"), ("output_tokens", "10")]
+    new = resolve([*pairs, ("engine", "vllm")], strict=True)[0]
+    old = resolve([*pairs, ("engine", "vllm@2026.12.9")], strict=True)[0]
+    a, b = request_figures(new), request_figures(old)
+    assert_allclose(a["prefill_flops"], b["prefill_flops"])
+    sizes = chunk_sizes(32000, new.max_num_batched_tokens)
+    starts = np.concatenate([[0.0], np.cumsum(sizes)[:-1]])
+    attn = 4 * 40 * 40 * 128 * sizes * (starts + (sizes + 1) / 2)  # qwen3-14b: L 40, H 40, d 128
+    kv = starts + sizes
+    share = 0.642 * kv / (kv + 1200)
+    extra = (attn / (989 * TERA * share) - attn / (989 * TERA * 0.75)).sum()
+    # each chunk is compute-bound (GEMMs and attention alike), so the extra adds one for one
+    assert_allclose((a["ttft_ms"] - b["ttft_ms"]) / 1e3, extra, rtol=0.02)

@@ -58,7 +58,8 @@ def test_a_decode_only_step_is_the_roofline_lens_step(name, batch):
 def test_a_prefill_only_step_is_the_request_lens_chunk(name):
     s = scen(("scenario", name), ("prompt_tokens", 700))
     sm = serving.StepModel(s, 8192)
-    got = sm.mixed(0, 0.0, 700, serving.chunk_attention(700, 0), 700.0)
+    # the chunk's attention context as the scheduler takes it (on the engine's curve)
+    got = sm.mixed(0, 0.0, 700, *sm.chunk_attended(700, 0))
     req = request.request_figures(s)
     host = s.host_ms / 1000
     assert got == pytest.approx((req["ttft_ms"] - req["frontend_ms"]) / 1000, rel=1e-9)

@@ -96,6 +96,9 @@ def _round(obj):
     return obj
 
 
+#: a chart's data revision (ui.chart_common.SpecFigure): a digest of its traces, whose numbers
+#: are compared within tolerance already; its hex would change with their last bits
+_REVISION = re.compile(r'("datarevision":\s*)"[0-9a-f]*"')
 #: a decimal number written in text (a point or an exponent: integers stay in the text), not
 #: part of a word (a hash's ``660e8`` is text)
 _DECIMAL = re.compile(r"(?<![\w.])-?(?:\d+\.\d+(?:[eE][+-]?\d+)?|\d+[eE][+-]?\d+)(?![\w.])")
@@ -109,7 +112,10 @@ def _fingerprint(obj) -> dict:
     nums: list[float] = []
 
     def decimal(m: re.Match) -> str:
-        nums.append(float(m.group()))
+        x = float(m.group())
+        if not math.isfinite(x):  # digits of a digest that read as 1e17479280536, not a number
+            return m.group()
+        nums.append(x)
         return "#"
 
     def walk(o):
@@ -121,9 +127,9 @@ def _fingerprint(obj) -> dict:
             nums.append(o)
             return "#"
         if isinstance(o, str):
-            return _DECIMAL.sub(decimal, o)
+            return _DECIMAL.sub(decimal, _REVISION.sub(r'\1"-"', o))
         if isinstance(o, dict):
-            return {str(k): walk(o[k]) for k in sorted(o, key=str)}
+            return {str(k): walk(o[k]) for k in sorted(o, key=str) if k != "datarevision"}
         if isinstance(o, (list, tuple)):
             return [walk(v) for v in o]
         return walk(str(o))
