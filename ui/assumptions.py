@@ -65,6 +65,12 @@ def assumptions(s: Scenario, focus: str = "decode") -> str:
             ).replace("%", " %")
         if s.engine_figures.per_kernel_roofline:  # model.roofline.gpu_time
             peaks += "; GEMMs and attention each at their own roof"
+        fig = s.engine_figures
+        if fig.prefill_attn_efficiency:  # model.decode.prefill_attention_scale
+            peaks += (
+                f"; prefill attention up to {fig.prefill_attn_efficiency:.0%} of the BF16 peak, "
+                f"half that at {fig.prefill_attn_kv_half:,.0f} tokens of context"
+            ).replace("%", " %")
         gemm = gemm_extra_us(s.engine_figures, s.hardware.id)
         if gemm:  # a GPU slower than the H100 to start a kernel (presets/engines-EVIDENCE.md)
             peaks += f", {gemm:g} µs more per GEMM than an H100 (its kernels' floor)"
