@@ -76,12 +76,12 @@ def prefill_steps(
     ``max(t_compute, t_memory) + t_comm`` at the engine's prefill efficiency, with its launches
     overlapped (they count only when they exceed it): ``t_step``.
 
-    References
-    ----------
     ``attended_time``: the attended tokens as the step's time counts them, where the engine
     times its prefill attention on its own curve (:func:`model.decode.prefill_attention_scale`);
     ``attended`` by default. The FLOPs reported are ``attended``'s.
 
+    References
+    ----------
     .. [1] SPEC 4.0, "Prefill of a prompt of prompt_tokens".
     """
     m = s.model
@@ -93,8 +93,10 @@ def prefill_steps(
     flops = prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, attended)
     moe_flops = moe_flops_s(s, sizes)
     if moe_flops is None:
-        timed_flops = prefill_flops(
-            sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, timed
+        timed_flops = (
+            flops
+            if attended_time is None
+            else prefill_flops(sizes, 0.0, matmul_params(s), m.layers, m.heads, m.head_dim, timed)
         )
         t_cmp = roofline.compute_time(timed_flops / s.gpus, peak, s.prefill_efficiency)
     else:  # the routed experts on the engine's grouped-GEMM curve (model.decode.moe_flops_s)

@@ -66,9 +66,9 @@ class StepModel:
         attn = 4.0 * m.layers * m.heads * m.head_dim
         self.dec_attn_s = attn / s.gpus / (peak * s.flops_efficiency)
         self.pre_attn_s = attn / s.gpus / (peak * s.prefill_efficiency)
-        # a prefill chunk's attention on the engine's own curve over the kv it attends to
-        # (model.decode.prefill_attention_scale): its attended tokens are scaled per chunk
-        # (model.decode.prefill_attention_scale): scale(kv) = C × (kv + kv½) / kv, C its limit
+        # a prefill chunk's attention on the engine's own curve over the kv it attends to:
+        # model.decode.prefill_attention_scale is C × (kv + kv½) / kv, C its limit, computed
+        # here once so the scheduler's hot path (chunk_attended) stays plain arithmetic
         self._att_curve = bool(s.engine_figures.prefill_attn_efficiency)
         self._att_c = float(prefill_attention_scale(s, 1e18)) if self._att_curve else 1.0
         self._att_half = float(s.engine_figures.prefill_attn_kv_half)
