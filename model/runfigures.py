@@ -200,6 +200,7 @@ def figures(sim: dict, s: Scenario, slo_inputs: list | None = None) -> dict:
         out["peak_kv_cache_usage"] = (
             float(sim["step_kv_blocks"].max()) / cap if len(sim["step_kv_blocks"]) else 0.0
         )
+    out["max_output_tokens_per_s"] = d * _peak_tokens_per_s(sim, streamed)
     out["preemptions"] = int(sim["preempted"].sum())
     queried = int(sim.get("prefix_cache_queried_tokens", 0))
     hit = int(sim.get("prefix_cache_hit_tokens", 0))
@@ -219,6 +220,43 @@ def figures(sim: dict, s: Scenario, slo_inputs: list | None = None) -> dict:
         out["mean_decode_instance_first_ms"] = float(np.nanmean(dec)) if n else None
         out["closed_loop_rounds"] = int(dis["rounds"])
     return out
+
+
+def _peak_tokens_per_s(sim: dict, streamed: bool) -> float:
+    """The most tokens streamed in one second of the run: ``vllm bench serve``'s "Peak output
+    token throughput", its token arrivals (each request's first token and every later one)
+    counted in one-second buckets from the first send. One rank's (the caller scales it).
+
+    References
+    ----------
+    .. [1] vLLM ``vllm/benchmarks/serve.py``, ``calculate_metrics`` (0.10.2 and later):
+       ``max_output_tokens_per_s``, each output's token times (its TTFT, then its ITLs) binned
+       by ``int(token_time − min_start_time)``.
+    """
+    send = sim["send_s"]
+    if not len(send):
+        return 0.0
+    origin = float(np.min(send))
+    first = np.asarray(sim["first_token_s"], dtype=float)
+    first = first[np.isfinite(first)]
+    if streamed:
+        by_step = sim["steps"].tokens_by_second(origin)
+    else:
+        ends = np.asarray(sim["step_end_s"], dtype=float)
+        k = np.floor(ends - origin)
+        ok = k >= 0
+        by_step = np.bincount(
+            k[ok].astype(np.int64), weights=np.asarray(sim["step_itl_tokens"], float)[ok]
+        )
+    kf = np.floor(first - origin)
+    by_first = np.bincount(kf[kf >= 0].astype(np.int64))
+    size = max(len(by_step), len(by_first))
+    if not size:
+        return 0.0
+    total = np.zeros(size)
+    total[: len(by_step)] += by_step
+    total[: len(by_first)] += by_first
+    return float(total.max())
 
 
 def saturated(sim: dict) -> bool:

@@ -180,6 +180,61 @@ class StepLog:
             cands.append(float(self.one_end[alone].min()))
         return min(cands)
 
+    def tokens_by_second(self, origin: float) -> np.ndarray:
+        """Tokens the steps stream (a sequence's tokens that are not its first) per second
+        since ``origin``: bucket ``k`` holds the steps that end in ``[origin + k, origin + k +
+        1)``, as ``vllm bench serve`` buckets token arrivals for its peak output throughput.
+        Exact from the runs: a run's step ``j`` ends at ``t0 + (j + 1)·a + bs·j(j + 1)/2``, so
+        the steps ending before a second's boundary are counted in closed form (only the runs
+        that cross a boundary are split; the engine runs them one after another, so there are
+        at most as many splits as seconds)."""
+        parts_k, parts_w = [], []
+        if len(self.one_end):
+            parts_k.append(np.floor(np.asarray(self.one_end, float) - origin))
+            parts_w.append(np.asarray(self.one_itl, float))
+        live = (self.n > 0) & (self.batch > 0) & ~np.isnan(self.t0)
+        if live.any():
+            t0, a, bs = self.t0[live], self.a[live], self.bs[live]
+            n, w = self.n[live].astype(float), self.batch[live].astype(float)
+            k_lo = np.floor(t0 + a - origin)
+            k_hi = np.floor(t0 + n * a + bs * (n - 1) * n / 2 - origin)
+            one = k_lo == k_hi  # the whole run ends its steps within one second
+            parts_k.append(k_lo[one])
+            parts_w.append((w * n)[one])
+            split = np.flatnonzero(~one)
+            if len(split):
+                cuts = (k_hi - k_lo)[split].astype(np.int64)  # boundaries inside each run
+                r = np.repeat(split, cuts)
+                i = np.arange(cuts.sum()) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+                k = k_lo[r] + 1 + i  # the bucket that starts at the boundary
+                # steps ending before origin + k: the largest x ≤ n with
+                # x·a + bs·x(x − 1)/2 < D, D = origin + k − t0
+                d = origin + k - t0[r]
+                ar, br = a[r], bs[r]
+                h = ar - br / 2  # the root in its stable form (no cancellation as bs → 0)
+                root = 2 * d / (h + np.sqrt(h * h + 2 * br * d))
+                x = np.clip(np.ceil(root) - 1, 0, n[r])
+
+                def ends(x):
+                    return x * ar + br * x * (x - 1) / 2
+
+                x = np.where((x > 0) & (ends(x) >= d), x - 1, x)  # float rounding
+                x = np.where((x < n[r]) & (ends(x + 1) < d), x + 1, x)
+                # per split run: its steps before each boundary, then the tokens between them
+                before = np.concatenate([[0.0], x])
+                starts = np.cumsum(cuts) - cuts
+                counts = np.diff(np.concatenate([before, [0.0]]))
+                counts[starts] = x[starts]  # each run's first bucket: from its start
+                last = np.cumsum(cuts) - 1
+                tail = n[split] - x[last]  # after the run's last boundary
+                parts_k += [k - 1, k_hi[split]]
+                parts_w += [w[r] * counts[: len(x)], w[split] * tail]
+        if not parts_k:
+            return np.zeros(0)
+        k, wt = np.concatenate(parts_k), np.concatenate(parts_w)
+        keep = k >= 0
+        return np.bincount(k[keep].astype(np.int64), weights=wt[keep])
+
     def itl_mean(self, extra_v: np.ndarray, extra_w: np.ndarray, scale: float) -> float | None:
         """The token-weighted mean inter-token gap (× ``scale``): each step's time counted once
         per sequence that got a token in it that was not its first, and ``extra_*`` (already
@@ -215,7 +270,7 @@ class StepLog:
 
         def at_most(x: float) -> np.ndarray:
             """Per run, how many of its steps take at most ``x``."""
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 j = np.where(rb > 0, np.floor((x - ra) / rb), np.where(ra <= x, last, -1.0))
             j = np.clip(j, -1.0, last)
             # float rounding: the run's own values, as computed, decide

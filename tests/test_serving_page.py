@@ -21,6 +21,19 @@ def test_a_request_rate_fits_its_metric_at_1440_px():
     assert all(len(_rate(x)) <= 10 for x in (0.001, 0.5, 0.977, 3.14159, 99.96, 512.0))
 
 
+def test_the_runs_seven_metrics_state_their_unit_in_the_label():
+    """The run's row holds seven metrics since "Peak output tok/s" joined it: a rate there is
+    shown bare, its label saying req/s, so "0.98" is not cut to "0.98 r…" at 1440 px."""
+    from ui.lenses.serving import RUN, _rate_bare
+
+    assert _rate_bare(0.977) == "0.98" and _rate_bare(123.4) == "123"
+    assert all(len(_rate_bare(x)) <= 4 for x in (0.001, 0.5, 0.977, 3.14159, 99.96, 512.0))
+    labels = {m.label: m for m in RUN.items}
+    assert "Peak output tok/s" in labels
+    for label in ("Served req/s", "Goodput req/s", "Peak output tok/s"):
+        assert labels[label].show(0.977).replace(",", "").replace(".", "").isdigit(), label
+
+
 def test_the_pareto_view_has_a_line_per_group_a_read_off_and_a_filter():
     """Issue 40, item 5."""
     from model import serving

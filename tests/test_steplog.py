@@ -85,3 +85,51 @@ def test_streamed_percentiles_match_numpys_on_the_expanded_sample(runs, ones, qs
     got = log.itl_percentiles(qs, np.zeros(0), np.zeros(0), 1.0)
     want = np.percentile(sample, qs)
     np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-15)
+
+
+def _log(t0, a, bs, n, w, one_end=(), one_itl=()) -> StepLog:
+    z = np.zeros(len(n), dtype=np.int64)
+    k = len(one_end)
+    return StepLog(t0=np.asarray(t0, float), a=np.asarray(a, float), bs=np.asarray(bs, float),
+                   n=np.asarray(n, dtype=np.int64), batch=np.asarray(w, dtype=np.int64), b0=z,
+                   b1=z, exp_end=np.zeros(0), exp_dt=np.zeros(0),
+                   one_end=np.asarray(one_end, float), one_dt=np.full(k, 0.01),
+                   one_batch=np.asarray(one_itl, dtype=np.int64),
+                   one_itl=np.asarray(one_itl, dtype=np.int64),
+                   one_blocks=np.zeros(k, dtype=np.int64), layers=1)  # fmt: skip
+
+
+def test_tokens_by_second_counts_a_runs_steps_by_hand():
+    # one run from 0 s: steps of 0.3 + 0.1 j s end at 0.3, 0.7, 1.2, 1.8, 2.5 s with 2 tokens
+    # each, and one single step at 2.2 s with 3 tokens: [0, 1) 4, [1, 2) 4, [2, 3) 2 + 3
+    log = _log([0.0], [0.3], [0.1], [5], [2], one_end=[2.2], one_itl=[3])
+    np.testing.assert_allclose(log.tokens_by_second(0.0), [4.0, 4.0, 5.0])
+    # the buckets start at the origin (vLLM's first send), not at zero; steps before it are
+    # not counted: [0.5, 1.5) 0.7 and 1.2 s, [1.5, 2.5) 1.8 and the single step, [2.5, 3.5)
+    np.testing.assert_allclose(log.tokens_by_second(0.5), [4.0, 5.0, 2.0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    runs=st.lists(
+        st.tuples(st.floats(1e-3, 0.9), st.floats(0, 0.05), st.integers(1, 60), st.integers(0, 9)),
+        min_size=1,
+        max_size=10,
+    ),
+    origin=st.floats(0, 3),
+)
+def test_tokens_by_second_equals_the_expanded_steps_binned(runs, origin):
+    a = np.array([r[0] for r in runs])
+    bs = np.array([r[1] for r in runs])
+    n = np.array([r[2] for r in runs], dtype=np.int64)
+    w = np.array([r[3] for r in runs], dtype=np.int64)
+    t0 = np.cumsum(np.concatenate([[0.0], (n * a + bs * n * n)[:-1]])) + 0.25
+    log = _log(t0, a, bs, n, w, one_end=[0.1, 7.3], one_itl=[1, 4])
+    ex = log.expanded()
+    k = np.floor(ex["step_end_s"] - origin)
+    ok = k >= 0
+    want = np.bincount(k[ok].astype(np.int64), weights=ex["step_itl_tokens"][ok].astype(float))
+    got = log.tokens_by_second(origin)
+    size = max(len(got), len(want))
+    np.testing.assert_allclose(np.pad(got, (0, size - len(got))),
+                               np.pad(want, (0, size - len(want))))  # fmt: skip

@@ -282,13 +282,14 @@ def derive_frontend_ms() -> float:
 def serving_metric(metric: str) -> str:
     """The kind of figure a ``vllm bench serve`` result name is
     (:data:`model.accuracy.SERVING_METRICS`): TTFT, TPOT and ITL, throughput (requests,
-    output or total tokens per second) or end-to-end latency."""
+    output or total tokens per second, and the peak output tokens in one second) or end-to-end
+    latency."""
     ttft, tpot, throughput, e2e = SERVING_METRICS
     if metric.endswith("_ttft_ms"):
         return ttft
     if metric.endswith(("_tpot_ms", "_itl_ms")):
         return tpot
-    if metric.endswith("_throughput"):
+    if metric.endswith("_throughput") or metric == "max_output_tokens_per_s":
         return throughput
     if metric.endswith("_e2el_ms"):
         return e2e

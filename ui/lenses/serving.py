@@ -29,11 +29,17 @@ def _rate(x: float) -> str:
     """A request rate in a metric: three significant digits, fewer where the number would pass
     four characters, so a row of six metrics fits at 1440 px ("0.977 req/s" was cut to
     "0.977 r…"; it reads 0.98 req/s)."""
+    return f"{_rate_bare(x)} req/s"
+
+
+def _rate_bare(x: float) -> str:
+    """:func:`_rate` without its unit, for a metric whose label states it: the run's row holds
+    seven metrics, where "0.98 req/s" is cut to "0.98 r…" at 1440 px."""
     for digits in (3, 2, 1):
         text = f"{x:.{digits}g}"
         if len(text) <= 4 and "e" not in text:
-            return f"{text} req/s"
-    return f"{x:,.0f} req/s"
+            return text
+    return f"{x:,.0f}"
 
 
 def _count(x) -> str:
@@ -157,12 +163,16 @@ HEADLINE = Metrics(
 RUN = Metrics(
     (
         Metric(
-            "Served req/s", "serving.request_throughput", show=_rate, better="higher", when=_fits
+            "Served req/s",
+            "serving.request_throughput",
+            show=_rate_bare,
+            better="higher",
+            when=_fits,  # the label states the unit; a pinned baseline's delta leaves it out
         ),
         Metric(
-            "Goodput",
+            "Goodput req/s",
             "serving.goodput",
-            show=_rate,
+            show=_rate_bare,
             better="higher",
             when=_fits,
             help="Requests per second that met both objectives.",
@@ -174,6 +184,16 @@ RUN = Metrics(
             unit="ms",
             when=_fits,
             help="99th percentile gap between two tokens of one request.",
+        ),
+        Metric(
+            "Peak output tok/s",
+            "serving.max_output_tokens_per_s",
+            show=lambda x: f"{x:,.0f}",
+            better=None,
+            when=_fits,
+            help="The most output tokens streamed in one second of the run, as vLLM's "
+            'benchmark prints its "Peak output token throughput": the burst the API server '
+            "streams while the batch is largest, one replica.",
         ),
         Metric(
             "Mean batch",
