@@ -250,10 +250,7 @@ def _peak_tokens_per_s(sim: dict, streamed: bool) -> float:
         )
     kf = np.floor(first - origin)
     by_first = np.bincount(kf[kf >= 0].astype(np.int64))
-    size = max(len(by_step), len(by_first))
-    if not size:
-        return 0.0
-    total = np.zeros(size)
+    total = np.zeros(max(len(by_step), len(by_first), 1))
     total[: len(by_step)] += by_step
     total[: len(by_first)] += by_first
     return float(total.max())

@@ -192,7 +192,7 @@ class StepLog:
         if len(self.one_end):
             parts_k.append(np.floor(np.asarray(self.one_end, float) - origin))
             parts_w.append(np.asarray(self.one_itl, float))
-        live = (self.n > 0) & (self.batch > 0) & ~np.isnan(self.t0)
+        live = (self.n > 0) & (self.batch > 0)  # every run affine (:attr:`streamable`)
         if live.any():
             t0, a, bs = self.t0[live], self.a[live], self.bs[live]
             n, w = self.n[live].astype(float), self.batch[live].astype(float)
@@ -220,15 +220,14 @@ class StepLog:
 
                 x = np.where((x > 0) & (ends(x) >= d), x - 1, x)  # float rounding
                 x = np.where((x < n[r]) & (ends(x + 1) < d), x + 1, x)
-                # per split run: its steps before each boundary, then the tokens between them
-                before = np.concatenate([[0.0], x])
+                # per split run: the steps between its boundaries, from its start to the first
+                # and after the last
                 starts = np.cumsum(cuts) - cuts
-                counts = np.diff(np.concatenate([before, [0.0]]))
-                counts[starts] = x[starts]  # each run's first bucket: from its start
-                last = np.cumsum(cuts) - 1
-                tail = n[split] - x[last]  # after the run's last boundary
+                counts = np.diff(x, prepend=0.0)
+                counts[starts] = x[starts]
+                tail = n[split] - x[starts + cuts - 1]
                 parts_k += [k - 1, k_hi[split]]
-                parts_w += [w[r] * counts[: len(x)], w[split] * tail]
+                parts_w += [w[r] * counts, w[split] * tail]
         if not parts_k:
             return np.zeros(0)
         k, wt = np.concatenate(parts_k), np.concatenate(parts_w)
