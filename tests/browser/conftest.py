@@ -195,6 +195,31 @@ def page(browser, app_url):
         yield pg
 
 
+def choose_option(
+    page, combobox, name: str, exact: bool = False, tries: int = 5, open_ms: int = 5000
+) -> None:
+    """Open ``combobox`` and click its option ``name``. A list opened while the page
+    still moves (an expander unfolding, a scroll, a run that lands a moment later and redraws)
+    closes again at once, so the list is opened again until the option shows, at most
+    ``tries`` times, each waiting ``open_ms``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    option = page.get_by_role("option", name=name, exact=exact)
+    for _ in range(tries):
+        wait_idle(page)
+        combobox.scroll_into_view_if_needed()  # a click while scrolling closes the list
+        page.wait_for_timeout(300)
+        combobox.click()
+        try:
+            option.wait_for(state="visible", timeout=open_ms)
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        option.click()
+        return
+    raise AssertionError(f"the option {name!r} never showed in {tries} openings of its list")
+
+
 def wait_idle(page, timeout_ms: int = WAIT_MS) -> None:
     """Wait until Streamlit shows no 'Running' status (the script run has finished)."""
     page.wait_for_function(

@@ -11,6 +11,7 @@ from .conftest import (
     WAIT_MS,
     assert_no_exception,
     browser_page,
+    choose_option,
     cli_section,
     metrics,
     open_page,
@@ -45,10 +46,7 @@ def test_pinned_baseline_survives_the_share_link_in_a_fresh_browser(page, browse
     page.wait_for_url(re.compile(r"[?&]base\.scenario=seed-3b-4090"), timeout=WAIT_MS)
     wait_idle(page)  # the kit above the widgets grows by the baseline's lines: let it settle
     dtype = sidebar.get_by_role("combobox", name="Weights dtype")
-    dtype.scroll_into_view_if_needed()  # below the kit: a click while scrolling closes the list
-    page.wait_for_timeout(300)
-    dtype.click()
-    page.get_by_role("option", name="int4", exact=True).click()
+    choose_option(page, dtype, "int4", exact=True)  # below the kit, which has just grown
     page.wait_for_url(re.compile(r"[?&]weights_dtype=int4"), timeout=WAIT_MS)
     base = cli_section("decode", SEED)["t_step_ms"]
     now = cli_section("decode", SEED, "weights_dtype=int4")["t_step_ms"]

@@ -17,6 +17,7 @@ from model.engines import normalise
 from .conftest import (
     WAIT_MS,
     assert_no_exception,
+    choose_option,
     cli_section,
     open_page,
     open_view,
@@ -97,8 +98,7 @@ def test_ranges_show_and_the_release_narrows_them(page, app_url):
     c = cli_section("cold_start", "default")
     assert c["total_s_range"][0] < c["total_s"] < c["total_s_range"][1]
     select = page.get_by_label("vLLM release", exact=True)
-    select.click()
-    page.get_by_role("option", name="vLLM 0.8–0.10").click()
+    choose_option(page, select, "vLLM 0.8–0.10")
     page.wait_for_url(re.compile(r"[?&]engine=vllm(%40|@)0\.9(&|$)"), timeout=WAIT_MS)
     after = wait_metrics(page, lambda v: v.get("5 Graphs + JIT") != before["5 Graphs + JIT"])
     band = cli_section("cold_start", "default", "engine=vllm@0.9")

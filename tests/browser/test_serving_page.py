@@ -7,6 +7,7 @@ from __future__ import annotations
 from .conftest import (
     WAIT_MS,
     assert_no_exception,
+    choose_option,
     open_page,
     open_view,
     require_chromium,
@@ -69,10 +70,7 @@ def test_speculative_decoding_moves_the_figures_and_its_link_reopens(page, brows
     page.locator("summary", has_text="Speculative decoding").first.click()
     method = page.get_by_role("combobox", name="Method")
     method.wait_for(timeout=WAIT_MS)
-    method.scroll_into_view_if_needed()  # a click while scrolling closes the list
-    page.wait_for_timeout(300)
-    method.click()
-    page.get_by_role("option", name="eagle3: EAGLE-3").click()
+    choose_option(page, method, "eagle3: EAGLE-3")
     after = wait_metrics(page, lambda m: m.get("p99 TPOT") != before.get("p99 TPOT"))
     assert float(after["p99 TPOT"].split()[0]) < float(before["p99 TPOT"].split()[0])
     path, pairs = share_link(page)
