@@ -48,7 +48,7 @@ to HYBRID where the silicon tables miss an op, which the cache records):
 Metrics compared (AIConfigurator gives steady-state means, no distributions, so p99s are not
 compared): mean/median TTFT ~ ttft; mean/median TPOT and ITL ~ tpot; output_throughput ~
 tokens/s (per replica: AIConfigurator's tokens/s is the whole TP*PP*DP group, = tokens/s/gpu x
-GPUs); request_throughput ~ seq/s; total_token_throughput ~ seq/s x (isl + osl); mean/median
+GPUs); request_throughput ~ seq/s; total_token_throughput ~ seq/s x (printed prompt + osl); mean/median
 E2EL ~ request_latency. This project's figures come from ``tools.published_serving.compare()``.
 
 Answers are cached in benchmarks/peer_compare_cache.json (keyed by the request and the
@@ -354,7 +354,8 @@ def job_for(run_id: str, row: dict, ctx_mode: str = "aic") -> tuple[dict | None,
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
     n = round(float(row["num_requests"])) if row["num_requests"].strip() else None
-    job = {"kw": kw, "rate": None}
+    # the prompt as the benchmark counts it in its totals (no chat template; cached tokens in)
+    job = {"kw": kw, "rate": None, "printed": float(row["prompt_tokens"])}
     if conc:
         c = int(conc)
         job["how"] = f"max_concurrency {c}"
@@ -506,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         elif not res.get("ok"):
             skipped[run_id] = "AIConfigurator: " + res["reason"]
         else:
-            aic[run_id] = dict(res, how=job["how"], isl=job["kw"]["isl"], osl=job["kw"]["osl"])
+            aic[run_id] = dict(res, how=job["how"], printed=job["printed"], osl=job["kw"]["osl"])
 
     own = {}
     own_skip = {}
@@ -525,8 +526,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         fam, field = FAMILY[metric]
         a = aic[run_id]
-        if field == "total_tokens_s":
-            got = a["seq_s"] * (a["isl"] + a["osl"])
+        if field == "total_tokens_s":  # as the benchmark counts it (ps.as_benchmark_counts)
+            got = a["seq_s"] * (a["printed"] + a["osl"])
         else:
             got = a[field]
         both.append(

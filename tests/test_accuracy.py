@@ -298,3 +298,26 @@ def test_a_chat_endpoint_run_prefills_the_chat_template_too():
     spec["sources"] = {k: v for k, v in spec["sources"].items() if k != "chat_template_tokens"}
     with pytest.raises(ValueError, match="sources is missing chat_template_tokens"):
         ModelPreset.model_validate(spec)
+
+
+def test_a_total_token_rate_counts_the_prompt_as_the_benchmark_does():
+    # vllm bench serve's total_token_throughput is (Total input tokens + generated) / duration,
+    # its input the prompt it drew: 127,698 over 1,000 requests on GPUStack's Qwen3-14B 128/4
+    # flood (5,796.73 tok/s = (127,698 + 4,000) / 22.72 s), a row of 128 prompt tokens. The
+    # model prefills 128 + 8 chat template tokens, so its input rate is scaled by 128 / 136
+    # and its output rate kept.
+    from tools.published_serving import as_benchmark_counts, runs
+
+    row = runs()["gpustack-qwen3-14b-h100-vllm-bf16-default-rand128-L396"][0]
+    assert row["endpoint"] == "chat" and row["prompt_tokens"] == "128"
+    fig = {"total_token_throughput": 1000.0, "output_throughput": 200.0, "mean_ttft_ms": 5.0}
+    got = as_benchmark_counts(fig, row)
+    assert got["total_token_throughput"] == pytest.approx(200.0 + 800.0 * 128 / 136, rel=1e-12)
+    assert got["output_throughput"] == 200.0 and got["mean_ttft_ms"] == 5.0
+    assert fig["total_token_throughput"] == 1000.0  # the model's own figures are not changed
+    # through the completions endpoint the printed prompt is the prefilled one: no change
+    assert as_benchmark_counts(fig, dict(row, endpoint="", prompt_tokens="128")) == fig
+    # a prefix cache's hits are prefilled by nobody but counted by the benchmark: 128 / 96
+    cached = dict(row, endpoint="", prompt_tokens="128", notes="prefix_cached_tokens=32")
+    got = as_benchmark_counts(fig, cached)["total_token_throughput"]
+    assert got == pytest.approx(200.0 + 800.0 * 128 / 96, rel=1e-12)

@@ -201,10 +201,40 @@ def compare(**extra) -> list[dict]:
     return out
 
 
+def as_benchmark_counts(fig: dict, row: dict) -> dict:
+    """The model's figures with ``total_token_throughput`` counted as the benchmark counts it.
+
+    ``vllm bench serve`` and SGLang's ``bench_serving`` divide the prompt tokens *they* drew
+    or tokenised (``Total input tokens``: the random dataset's lengths, the ShareGPT message
+    without the chat template) plus the generated tokens by the run's duration. The model is
+    run with the prompt the server prefills (:func:`scenario_of`: plus the chat template's
+    tokens through a chat endpoint, less a prefix cache's hits), so its input rate is scaled
+    by printed / prefilled prompt tokens; the other figures are unchanged.
+
+    References
+    ----------
+    .. [1] vLLM ``vllm/benchmarks/serve.py`` (``calculate_metrics``: ``total_input`` sums
+       ``input_requests[i].prompt_len``, the dataset's own count; ``total_token_throughput =
+       (total_input + sum(actual_output_lens)) / dur_s``); SGLang
+       ``python/sglang/bench_serving.py`` (``total_throughput``, the same sum).
+    """
+    total, output = fig.get("total_token_throughput"), fig.get("output_throughput")
+    if total is None or output is None:
+        return fig
+    printed = float(row["prompt_tokens"])
+    prefilled = round(printed) - prefix_cached_tokens(row.get("notes") or "")
+    prefilled += chat_template_tokens(row)
+    if prefilled <= 0 or prefilled == printed:
+        return fig
+    return {**fig, "total_token_throughput": output + (total - output) * printed / prefilled}
+
+
 def records(run_id: str, rows: list[dict], fig: dict) -> list[dict]:
     """One record per figure of a run that the model gives: measured, modelled, relative
-    error, load class and split (what :func:`compare` and :func:`run_report` both read)."""
+    error, load class and split (what :func:`compare` and :func:`run_report` both read);
+    totals counted as the benchmark counts them (:func:`as_benchmark_counts`)."""
     out = []
+    fig = as_benchmark_counts(fig, rows[0])
     for row in rows:
         got = fig.get(row["metric"])
         if got is None:
