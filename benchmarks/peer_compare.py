@@ -48,8 +48,8 @@ to HYBRID where the silicon tables miss an op, which the cache records):
 Metrics compared (AIConfigurator gives steady-state means, no distributions, so p99s are not
 compared): mean/median TTFT ~ ttft; mean/median TPOT and ITL ~ tpot; output_throughput ~
 tokens/s (per replica: AIConfigurator's tokens/s is the whole TP*PP*DP group, = tokens/s/gpu x
-GPUs); request_throughput ~ seq/s; total_token_throughput ~ seq/s x (printed prompt + osl); mean/median
-E2EL ~ request_latency. This project's figures come from ``tools.published_serving.compare()``.
+GPUs); request_throughput ~ seq/s; total_token_throughput ~ seq/s x (printed prompt + osl),
+as the benchmark counts it; mean/median E2EL ~ request_latency. This project's figures come from ``tools.published_serving.compare()``.
 
 Answers are cached in benchmarks/peer_compare_cache.json (keyed by the request and the
 AIConfigurator version), so a rerun is fast.

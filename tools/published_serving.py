@@ -150,6 +150,16 @@ def chat_template_tokens(row: dict) -> int:
     return int(preset.chat_template_tokens or 0) if preset else 0
 
 
+def prefilled_tokens(row: dict) -> int:
+    """The prompt the server prefilled for a row: the printed one, less a prefix cache's hits
+    the notes state, plus the chat template's tokens through a chat endpoint."""
+    return (
+        round(float(row["prompt_tokens"]))
+        - prefix_cached_tokens(row.get("notes") or "")
+        + chat_template_tokens(row)
+    )
+
+
 def scenario_of(row: dict, **extra):
     conc = row["max_concurrency"].strip()
     rate = row["request_rate"].strip() or "inf"
@@ -161,16 +171,7 @@ def scenario_of(row: dict, **extra):
         ("model", row["model"]),
         ("gpus", row["gpus"]),
         ("weights_dtype", row["weights_dtype"]),
-        # the prompt the server prefilled: the printed one, less a prefix cache's hits the
-        # notes state, plus the chat template's tokens through a chat endpoint
-        (
-            "prompt_tokens",
-            str(
-                round(float(row["prompt_tokens"]))
-                - prefix_cached_tokens(row["notes"])
-                + chat_template_tokens(row)
-            ),
-        ),
+        ("prompt_tokens", str(prefilled_tokens(row))),
         ("output_tokens", str(max(round(generated_mean(row)), 1))),
         ("request_rate", rate),
         ("max_concurrency", conc or "none"),
@@ -207,8 +208,7 @@ def as_benchmark_counts(fig: dict, row: dict) -> dict:
     ``vllm bench serve`` and SGLang's ``bench_serving`` divide the prompt tokens *they* drew
     or tokenised (``Total input tokens``: the random dataset's lengths, the ShareGPT message
     without the chat template) plus the generated tokens by the run's duration. The model is
-    run with the prompt the server prefills (:func:`scenario_of`: plus the chat template's
-    tokens through a chat endpoint, less a prefix cache's hits), so its input rate is scaled
+    run with the prompt the server prefills (:func:`prefilled_tokens`), so its input rate is scaled
     by printed / prefilled prompt tokens; the other figures are unchanged.
 
     References
@@ -221,9 +221,7 @@ def as_benchmark_counts(fig: dict, row: dict) -> dict:
     total, output = fig.get("total_token_throughput"), fig.get("output_throughput")
     if total is None or output is None:
         return fig
-    printed = float(row["prompt_tokens"])
-    prefilled = round(printed) - prefix_cached_tokens(row.get("notes") or "")
-    prefilled += chat_template_tokens(row)
+    printed, prefilled = float(row["prompt_tokens"]), prefilled_tokens(row)
     if prefilled <= 0 or prefilled == printed:
         return fig
     return {**fig, "total_token_throughput": output + (total - output) * printed / prefilled}
